@@ -104,10 +104,16 @@ $(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)
 # -Bsymbolic-functions: calls inside libcubind to its own exported functions are direct, not
 # through its PLT. Nothing links libgcc_s (loader/error.c looks the unwinder up when it first
 # needs it), so a program linking libcubind does not load it at start-up.
+# -z nodelete: dlclose never unmaps libcubind. It registers fork handlers (pthread_atfork) and
+# keeps the CUDA libraries it opened, so unmapping it would leave those pointing at nothing.
+# -z nodynamic-undefined-weak: the C runtime's start files refer weakly to symbols no program
+# defines (_ITM_*, __gmon_start__) and to __cxa_finalize, only needed to unload a library; they
+# are settled as absent when linking instead of searched for in every loaded object at start-up.
+LIBRARY_LDFLAGS := -Wl,-Bsymbolic-functions -Wl,-z,nodelete -Wl,-z,nodynamic-undefined-weak
 $(LIBRARY_REAL): $(LIB_OBJECTS) $(VERSION_SCRIPT)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(VERSION_SCRIPT) -Wl,--no-undefined \
-	    -Wl,-Bsymbolic-functions $(LDFLAGS_SAN) -o $@ $(LIB_OBJECTS) -ldl -lpthread
+	    $(LIBRARY_LDFLAGS) $(LDFLAGS_SAN) -o $@ $(LIB_OBJECTS) -ldl -lpthread
 
 $(LIBRARY_SONAME): $(LIBRARY_REAL)
 	ln -sf $(REALNAME) $@

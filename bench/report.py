@@ -76,6 +76,33 @@ def inclusive(out: Path) -> dict[str, int]:
     return counts
 
 
+def loader_parts(out: Path) -> dict[str, int]:
+    """Inclusive instructions of the dynamic loader's parts that row (g) is split into: start-up
+    (`_dl_start`, before main), loading a library (`dl_open_worker`, every dlopen) and lazy binding
+    (`_dl_runtime_resolve*`, the first call of each imported function), with the number of
+    bindings (calls of `_dl_fixup`)."""
+    text = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(out)])
+    parts = {"start-up": 0, "dlopen": 0, "binding": 0}
+    patterns = {"start-up": r"_dl_start", "dlopen": r"dl_open_worker", "binding": r"_dl_runtime_resolve\w*"}
+    for part, pattern in patterns.items():
+        for match in re.finditer(rf"^\s*([\d,]+) \([^)]*\)\s+\S*:{pattern} \[", text, re.M):
+            parts[part] += int(match.group(1).replace(",", ""))
+    # callgrind names each function once as "(id) name", then by "(id)" alone
+    names: dict[str, str] = {}
+    fixup_calls = 0
+    callee = ""
+    for line in out.read_text().splitlines():
+        named = re.match(r"^c?fn=\((\d+)\)(?: (.*))?$", line)
+        if named:
+            if named.group(2):
+                names[named.group(1)] = named.group(2)
+            callee = names.get(named.group(1), "") if line.startswith("cfn=") else ""
+        elif line.startswith("calls=") and callee == "_dl_fixup":
+            fixup_calls += int(line.split("=")[1].split()[0])
+    parts["bindings"] = fixup_calls
+    return parts
+
+
 def syscalls(command: list[str], work: Path, env: dict[str, str]) -> int:
     out = work / "strace.txt"
     run(["strace", "-f", "-c", "-o", str(out), *command], env)
@@ -179,8 +206,9 @@ def rows(build: Path, work: Path) -> tuple[list[Row], list[str]]:
     # (g), (h) a cuFFT-only program
     info = run([str(bench / "cufft_cubind"), "info"], env)
     path = re.search(r"^path: (.*)$", info, re.M).group(1)
-    through_cubind = total(callgrind([str(bench / "cufft_cubind")], work, "cufft_cubind", env))
-    bare_total = total(callgrind([str(bench / "cufft_bare"), path], work, "cufft_bare", env))
+    cubind_out = callgrind([str(bench / "cufft_cubind")], work, "cufft_cubind", env)
+    bare_out = callgrind([str(bench / "cufft_bare"), path], work, "cufft_bare", env)
+    through_cubind, bare_total = total(cubind_out), total(bare_out)
     cubind_syscalls = syscalls([str(bench / "cufft_cubind")], work, env)
     bare_syscalls = syscalls([str(bench / "cufft_bare"), path], work, env)
     ratio = through_cubind / bare_total
@@ -188,6 +216,7 @@ def rows(build: Path, work: Path) -> tuple[list[Row], list[str]]:
                       f"{ratio:.4f} × instructions ({through_cubind:,} vs {bare_total:,}); "
                       f"{cubind_syscalls} vs {bare_syscalls} system calls", "≤ 1.01", ratio <= 1.01,
                       f"bare dlopen of {path}, the file cubind finds; system calls counted by strace -f -c"))
+    notes.append(process_start_note(loader_parts(cubind_out), loader_parts(bare_out), through_cubind, bare_total))
     mapped = int(re.search(r"CUDA libraries mapped: (\d+)", info).group(1))
     bare_info = run([str(bench / "cufft_bare"), path, "maps"], env)
     result.append(Row("(h) CUDA libraries mapped by a cuFFT-only program", str(mapped), "1", mapped == 1,
@@ -201,6 +230,29 @@ def rows(build: Path, work: Path) -> tuple[list[Row], list[str]]:
     return result, notes
 
 
+def process_start_note(cubind: dict[str, int], bare: dict[str, int], cubind_total: int, bare_total: int) -> str:
+    """Row (g)'s difference, split by where the dynamic loader spends it."""
+    diff = {part: cubind[part] - bare[part] for part in ("start-up", "dlopen", "binding")}
+    own = cubind_total - bare_total - sum(diff.values())
+    budget = bare_total // 100
+    return f"""Row (g), where cubind's {cubind_total - bare_total:+,} instructions go (callgrind, inclusive,
+cubind's run minus the bare one; the 1% goal allows {budget:+,}):
+
+| part | instructions | what it is |
+|---|---|---|
+| start-up, before main (`_dl_start`) | {diff["start-up"]:+,} | row (a): loading libcubind, and every lookup of the program's and libc's symbols passing it |
+| loading libcufft (`dl_open_worker`) | {diff["dlopen"]:+,} | the same file, opened the same way: every symbol lookup of libcufft and its dependencies passes libcubind too, which is in the global scope |
+| lazy binding (`_dl_runtime_resolve`) | {diff["binding"]:+,} | {cubind["bindings"]} first calls of imported functions against {bare["bindings"]}: each is a symbol lookup (about {diff["binding"] // max(1, cubind["bindings"] - bare["bindings"]):,} instructions) |
+| the rest: cubind's own work | {own:+,} | the search of row (g): environment, loaded objects, search path, ld.so cache, the file's ELF check, the version query, the symbol's owner |
+
+The first two parts ({diff["start-up"] + diff["dlopen"]:+,}, {(diff["start-up"] + diff["dlopen"]) / bare_total:.2%})
+are mostly what any shared library linked into the program costs, called or not. That leaves
+{budget - diff["start-up"] - diff["dlopen"]:+,} of the 1% for the search and for binding the C library functions it
+calls: at the cost of one binding, about {(budget - diff["start-up"] - diff["dlopen"]) // max(1, diff["binding"] // max(1, cubind["bindings"] - bare["bindings"])):,} functions
+and no search at all. Each step of the search is a documented promise (README.md, "Loader"),
+and together they call {cubind["bindings"] - bare["bindings"]} functions the bare program does not."""
+
+
 HOT_PATH_WRAPPER = "cubind_cublas_get_pointer_mode"
 
 FLOOR_NOTE = """Row (b)'s floor. What the wrapper adds to a direct call is its own instructions up to the `ret`
@@ -208,10 +260,12 @@ FLOOR_NOTE = """Row (b)'s floor. What the wrapper adds to a direct call is its o
 loading the cached symbol, testing it and branching (lazy, per-symbol resolution: 3); calling the
 callee and returning to the program, since control must come back to see the status (2); testing the
 status and branching (the error record and the handler: 2); keeping the stack aligned to 16 bytes
-around the call, as the psABI requires (2). That is 9. Only hand-written assembly goes lower, to 8:
-`cmpq $0, slot(%rip)` then `call *slot(%rip)` fuses the load with the test, which neither gcc nor
-clang emits for C. Making the slot never NULL (filled with the slow path's address) would drop the
-test but costs one relocation per wrapper at start-up, row (a)'s budget."""
+around the call, as the psABI requires (2). That is 9. Eight needs `cmpq $0, slot(%rip)` then
+`call *slot(%rip)`, the load fused with the test: gcc and clang emit that only for a plain load,
+and a plain load of a slot another thread may be filling is a data race, undefined in C11; neither
+fuses an atomic load, even a relaxed one (checked with gcc 12 and clang 14). Making the slot never NULL (filled
+with the slow path's address) would drop the test but costs one relocation per wrapper at
+start-up, row (a)'s budget."""
 
 
 def hot_path_note(build: Path) -> str:

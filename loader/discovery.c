@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <link.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,14 +47,15 @@
 #include "cubind/cubind.h"
 
 #if defined(__x86_64__)
-static const char *const target_dirs[] = {"targets/x86_64-linux/lib"};
+static const char target_dirs[][32] = {"targets/x86_64-linux/lib"};
 #elif defined(__aarch64__)
-static const char *const target_dirs[] = {"targets/sbsa-linux/lib", "targets/aarch64-linux/lib"};
+static const char target_dirs[][32] = {"targets/sbsa-linux/lib", "targets/aarch64-linux/lib"};
 #else
-static const char *const target_dirs[] = {"lib"};
+static const char target_dirs[][32] = {"lib"};
 #endif
 
-static const char *const root_vars[] = {"CUDA_PATH", "CUDA_HOME", "CONDA_PREFIX"};
+/* Arrays of arrays, not of pointers: nothing here is relocated at start-up. */
+static const char root_vars[][16] = {"CUDA_PATH", "CUDA_HOME", "CONDA_PREFIX"};
 static const char default_root[] = "/usr/local/cuda";
 
 #if defined(__x86_64__)
@@ -62,7 +64,7 @@ static const char default_root[] = "/usr/local/cuda";
 #define CACHE_ARCH_FLAGS 0x0a00 /* FLAG_AARCH64_LIB64 */
 #endif
 static const char default_ld_cache[] = "/etc/ld.so.cache";
-static const char *const system_dirs[] = {
+static const char system_dirs[][32] = {
 #if defined(__x86_64__)
     "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
 #elif defined(__aarch64__)
@@ -180,7 +182,7 @@ static int refused(const cubind__library_desc *d, void *handle, cubind__strbuf *
     size_t i;
     cubind__fnptr query;
     found->query_handle = NULL;
-    if (d->refused_count == 0 || d->version_query == NULL)
+    if (d->refused_count == 0 || d->version_query_name[0] == '\0')
         return 0;
     address = dlsym(handle, d->version_query_name);
     if (address == NULL)
@@ -190,7 +192,7 @@ static int refused(const cubind__library_desc *d, void *handle, cubind__strbuf *
     found->query_address = address;
     found->status = 0;
     found->version[0] = found->version[1] = found->version[2] = -1;
-    found->query_failed = d->version_query(query, found->version, &found->status) != 0;
+    found->query_failed = cubind__version_query(d->library, query, found->version, &found->status) != 0;
     if (!found->query_failed)
         return 0;
     for (i = 0; i < d->refused_count; ++i) {
@@ -618,6 +620,43 @@ static void *system_search(const cubind__library_desc *d, void *self, cubind__st
     return handle;
 }
 
+/* dl_iterate_phdr reports the program first: the r_debug the dynamic loader publishes through
+ * the program's DT_DEBUG entry (what debuggers read) starts the main namespace's list. */
+static int program_link_map(struct dl_phdr_info *info, size_t size, void *data)
+{
+    size_t i;
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; ++i)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC) {
+            const ElfW(Dyn) *dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+            for (; dyn->d_tag != DT_NULL; ++dyn)
+                if (dyn->d_tag == DT_DEBUG && dyn->d_un.d_ptr != 0)
+                    *(struct link_map **)data = ((const struct r_debug *)dyn->d_un.d_ptr)->r_map;
+        }
+    return 1; /* the program only */
+}
+
+/* The first link map of the main namespace (the program's own). The walks below follow its
+ * l_next under dl_iterate_phdr's lock, where dlopen must not be called (it takes the loader's
+ * other lock first). From DT_DEBUG; in a program without one, dlinfo of what dlopen(NULL)
+ * returns. The program is never unloaded, so this is asked once, and that handle is not
+ * closed. NULL only if the dynamic loader cannot say. */
+static struct link_map *main_map(void)
+{
+    static _Atomic(struct link_map *) cached;
+    struct link_map *map = atomic_load_explicit(&cached, memory_order_acquire);
+    if (map == NULL) {
+        dl_iterate_phdr(program_link_map, &map);
+        if (map == NULL) {
+            void *program = dlopen(NULL, RTLD_LAZY | RTLD_NOLOAD);
+            if (program == NULL || dlinfo(program, RTLD_DI_LINKMAP, &map) != 0)
+                return NULL;
+        }
+        atomic_store_explicit(&cached, map, memory_order_release);
+    }
+    return map;
+}
+
 /* One walk of the loaded objects (dl_iterate_phdr, which holds the loader's lock while it calls
  * back) for steps 3 and 4: which of d's sonames (bit i for sonames[i]; those past 64 are always
  * asked) name a loaded object, by its DT_SONAME or the file name it was loaded by; and cubind's
@@ -628,6 +667,7 @@ struct walk {
     const cubind__library_desc *d;
     unsigned long long loaded;
     uintptr_t self_address;
+    struct link_map *head; /* main_map(): where the main namespace's link-map list starts */
     struct link_map *self;
 };
 
@@ -647,7 +687,7 @@ static int walk_object(struct dl_phdr_info *info, size_t size, void *data)
         } else if (ph->p_type == PT_LOAD && walk->self == NULL &&
                    walk->self_address - (info->dlpi_addr + ph->p_vaddr) < ph->p_memsz) {
             struct link_map *l;
-            for (l = _r_debug.r_map; l != NULL && walk->self == NULL; l = l->l_next)
+            for (l = walk->head; l != NULL && walk->self == NULL; l = l->l_next)
                 if (l->l_addr == info->dlpi_addr && l->l_name == info->dlpi_name)
                     walk->self = l;
         }
@@ -691,7 +731,7 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
 {
     cubind__strbuf loaded = {0}; /* step 3's text: written only when the whole search fails */
     cubind__strbuf later = {0};  /* steps 4 and 5's, after it */
-    struct walk walk = {NULL, 0, (uintptr_t)(const void *)default_ld_cache, NULL};
+    struct walk walk = {NULL, 0, (uintptr_t)(const void *)default_ld_cache, NULL, NULL};
     Dl_info where;
     void *self = NULL;
     const char *env;
@@ -719,6 +759,7 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
         return open_path(d, env, d->env_var, "=", why, found);
     }
     walk.d = d;
+    walk.head = main_map();
     dl_iterate_phdr(walk_object, &walk);
     handle = already_loaded(d, &walk, &loaded, found, &listed);
     if (handle != NULL) {
@@ -768,6 +809,7 @@ static char *read_soname(const struct link_map *map)
 
 struct handle_search {
     const void *handle;
+    const struct link_map *head; /* main_map() */
     int found;
     int in_family;  /* its DT_SONAME is of d's family */
     int with_names; /* copy the soname and name out (for a message) */
@@ -784,7 +826,7 @@ static int find_handle(struct dl_phdr_info *info, size_t size, void *data)
     const struct link_map *l;
     (void)info;
     (void)size;
-    for (l = _r_debug.r_map; l != NULL; l = l->l_next)
+    for (l = search->head; l != NULL; l = l->l_next)
         if ((const void *)l == search->handle) {
             const char *soname = dynamic_soname(l->l_ld, (uintptr_t)l->l_addr);
             search->found = 1;
@@ -801,7 +843,7 @@ static int find_handle(struct dl_phdr_info *info, size_t size, void *data)
 /* cubind__check_handle; with `why` NULL, the answer alone (nothing formatted). */
 static int check_handle(const cubind__library_desc *d, void *handle, cubind__strbuf *why)
 {
-    struct handle_search search = {NULL, 0, 0, 0, NULL, NULL, NULL};
+    struct handle_search search = {NULL, NULL, 0, 0, 0, NULL, NULL, NULL};
     int result;
     cubind__strbuf text = {0};
     if (handle == RTLD_DEFAULT || handle == RTLD_NEXT) {
@@ -812,6 +854,7 @@ static int check_handle(const cubind__library_desc *d, void *handle, cubind__str
     }
     /* a dlopen handle is its object's link map: it must be one of the process's (main namespace) */
     search.handle = handle;
+    search.head = main_map();
     search.d = d;
     search.with_names = why != NULL;
     dl_iterate_phdr(find_handle, &search);
@@ -917,7 +960,7 @@ static void read_version(const cubind__library_desc *d, cubind__opened *out, con
     char number[48];
     int n;
     out->version[0] = out->version[1] = out->version[2] = -1;
-    if (d->version_query_name != NULL) {
+    if (d->version_query_name[0] != '\0') {
         int status = 0, failed = 0, exported, version[3] = {-1, -1, -1};
         if (found->query_handle != NULL && found->query_handle == out->handle) {
             exported = owns(out, found->query_address);
@@ -928,7 +971,7 @@ static void read_version(const cubind__library_desc *d, cubind__opened *out, con
             cubind__fnptr query = cubind__own_symbol(out, d->version_query_name);
             exported = query != NULL;
             if (exported)
-                failed = d->version_query(query, version, &status) != 0;
+                failed = cubind__version_query(d->library, query, version, &status) != 0;
         }
         if (!exported) {
             cubind__strbuf_printf(&text, "%s is not exported: version unknown", d->version_query_name);

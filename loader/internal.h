@@ -1,9 +1,9 @@
 /*
  * loader/internal.h - what generated sources and the loader share; not installed.
  *
- * Each library's generated source owns a symbol table: its names in one string
- * (addressed by offsets, so the table needs no relocation at start-up) and one
- * atomic slot per function. A wrapper's hot path is cubind__cached(): one load
+ * Each library's generated source owns a symbol table: its names in one read-only
+ * object (addressed by offsets, so the table needs no relocation at start-up) and
+ * atomic slots, one per function for the hot path and one for tracing. A wrapper's hot path is cubind__cached(): one load
  * of its slot, one test, the indirect call, then the status test; everything
  * else (the first call, an unavailable function, tracing) is its cold slow path.
  */
@@ -36,60 +36,81 @@ typedef struct cubind__name_offsets {
     unsigned cubind_name; /* the wrapper's name ("cubind_cublas_sgemm") */
 } cubind__name_offsets;
 
+/* The header of a library's symbol table (generated/src/<library>.c): the names and their
+ * offsets follow it in the same read-only object, at the byte offsets it holds. */
 typedef struct cubind__symbol_table {
     cubind_library library;
     size_t count;
-    const char *strings;                 /* every name, each NUL-terminated */
-    const cubind__name_offsets *offsets; /* count of them */
-    cubind__slot *slots;        /* read by the hot path; never written while tracing, so that every
-                                   call takes the slow path, which traces */
-    cubind__slot *traced_slots; /* resolved symbols while tracing */
+    size_t strings_at; /* every name, each NUL-terminated, from the table's address */
+    size_t offsets_at; /* count cubind__name_offsets into those names, from the table's address */
 } cubind__symbol_table;
+
+static inline const cubind__name_offsets *cubind__name_offsets_of(const cubind__symbol_table *table,
+                                                                 size_t index)
+{
+    return (const cubind__name_offsets *)((const char *)table + table->offsets_at) + index;
+}
 
 static inline const char *cubind__symbol_name(const cubind__symbol_table *table, size_t index)
 {
-    return table->strings + table->offsets[index].symbol;
+    return (const char *)table + table->strings_at + cubind__name_offsets_of(table, index)->symbol;
 }
 
 static inline const char *cubind__function_name(const cubind__symbol_table *table, size_t index)
 {
-    return table->strings + table->offsets[index].name;
+    return (const char *)table + table->strings_at + cubind__name_offsets_of(table, index)->name;
 }
 
 /* The strings of a function follow each other (symbol, C API name when it differs, cubind name),
  * with no padding: the C API name ends where the cubind name starts. */
 static inline size_t cubind__function_name_length(const cubind__symbol_table *table, size_t index)
 {
-    return table->offsets[index].cubind_name - table->offsets[index].name - 1;
+    const cubind__name_offsets *o = cubind__name_offsets_of(table, index);
+    return o->cubind_name - o->name - 1;
 }
 
 static inline const char *cubind__cubind_name(const cubind__symbol_table *table, size_t index)
 {
-    return table->strings + table->offsets[index].cubind_name;
+    return (const char *)table + table->strings_at + cubind__name_offsets_of(table, index)->cubind_name;
 }
 
-/* Ask a loaded library its version through its own query function (already resolved).
- * Returns 0 and fills version[0..2], or -1 with the failing native status in *status. */
-typedef int (*cubind__version_query)(cubind__fnptr query, int version[3], int *status);
+/* Capacities of a library's description. Its strings are arrays, not pointers, so that the
+ * descriptions need no relocation at start-up; generated/src/libraries.c asserts that each fits. */
+#define CUBIND__NAME_SIZE 16
+#define CUBIND__ENV_VAR_SIZE 40
+#define CUBIND__SONAMES_MAX 4
+#define CUBIND__SONAME_SIZE 32
+#define CUBIND__QUERY_NAME_SIZE 40
+#define CUBIND__REFUSED_MAX 2
+#define CUBIND__REASON_SIZE 96
 
 typedef struct cubind__library_desc {
-    const char *name;                   /* "cublas" */
-    const char *file;                   /* "libcublas": its sonames' stem, how messages name it */
-    const char *env_var;                /* "CUBIND_CUBLAS_PATH" */
-    const char *const *sonames;         /* newest first */
+    cubind_library library;              /* its index in cubind__libraries */
+    char name[CUBIND__NAME_SIZE];        /* "cublas" */
+    char file[CUBIND__SONAME_SIZE];      /* "libcublas": its sonames' stem, how messages name it */
+    char env_var[CUBIND__ENV_VAR_SIZE];  /* "CUBIND_CUBLAS_PATH" */
+    char sonames[CUBIND__SONAMES_MAX][CUBIND__SONAME_SIZE]; /* newest first */
     size_t soname_count;
-    const char *version_query_name;     /* "cublasGetProperty", or NULL: read the file name */
-    cubind__version_query version_query;
-    const int *refused_statuses;        /* statuses of the version query that mean "not this library" */
-    const char *const *refusal_reasons; /* what such a file is, one per status */
+    char version_query_name[CUBIND__QUERY_NAME_SIZE]; /* "cublasGetProperty", or "": read the file name */
+    int refused_statuses[CUBIND__REFUSED_MAX]; /* statuses of the version query that mean "not this library" */
+    char refusal_reasons[CUBIND__REFUSED_MAX][CUBIND__REASON_SIZE]; /* what such a file is, one per status */
     size_t refused_count;
     int status_success;
     int status_missing_library;
     int status_missing_symbol;
-    const cubind__symbol_table *symbols;
 } cubind__library_desc;
 
 extern const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT];
+
+/* A library's symbol table and its 2 * count slots: the hot path's, then tracing's
+ * (generated/src/<library>.c). */
+const cubind__symbol_table *cubind__symbols(cubind_library library);
+cubind__slot *cubind__slots(cubind_library library);
+
+/* Ask a loaded library its version through its own query function (`query`, resolved from
+ * `version_query_name`, which is not ""). Returns 0 and fills version[0..2], or -1 with the
+ * failing native status in *status. */
+int cubind__version_query(cubind_library library, cubind__fnptr query, int version[3], int *status);
 
 /* The slow path: load the library, resolve the symbol (cached in `slots`, or in `traced_slots`
  * while tracing). NULL after recording a library-not-found or symbol-not-found error; then, when

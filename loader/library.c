@@ -191,7 +191,7 @@ static void record_load_failure(cubind_library library, const char *function, co
 static void record_symbol_missing(cubind_library library, size_t index)
 {
     const cubind__library_desc *d = &cubind__libraries[library];
-    const cubind__symbol_table *t = d->symbols;
+    const cubind__symbol_table *t = cubind__symbols(d->library);
     const cubind__opened *lib = &states[library].lib;
     const char *status_name = cubind_status_name(library, d->status_missing_symbol);
     cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
@@ -205,7 +205,7 @@ static void record_symbol_missing(cubind_library library, size_t index)
  * never reads, so that every call keeps taking the traced path. */
 static cubind__slot *cache_slot(const cubind__symbol_table *table, size_t index)
 {
-    return cubind__trace_enabled() ? &table->traced_slots[index] : &table->slots[index];
+    return cubind__slots(table->library) + (cubind__trace_enabled() ? table->count : 0) + index;
 }
 
 cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, int *unavailable_status)
@@ -346,7 +346,7 @@ cubind_error_kind cubind_set_library_handle(cubind_library library, void *handle
 static void census(cubind_library library)
 {
     struct lib_state *s = &states[library];
-    const cubind__symbol_table *t = cubind__libraries[library].symbols;
+    const cubind__symbol_table *t = cubind__symbols(library);
     size_t i;
     int cancel_state;
     lock(&cancel_state);
@@ -371,7 +371,7 @@ static void census(cubind_library library)
 static const char *const *all_names(cubind_library library)
 {
     struct lib_state *s = &states[library];
-    const cubind__symbol_table *t = cubind__libraries[library].symbols;
+    const cubind__symbol_table *t = cubind__symbols(library);
     size_t i;
     int cancel_state;
     lock(&cancel_state);
@@ -414,11 +414,11 @@ cubind_error_kind cubind_library_info(cubind_library library, struct cubind_libr
     out.library = library;
     out.name = d->name;
     out.version_major = out.version_minor = out.version_patch = -1;
-    out.functions = d->symbols->count;
+    out.functions = cubind__symbols(d->library)->count;
     outcome = ensure_loaded(library);
     if (outcome != LOAD_OK) {
         out.missing = all_names(library);
-        out.functions_missing = out.missing != NULL ? d->symbols->count : 0; /* 0: out of memory */
+        out.functions_missing = out.missing != NULL ? cubind__symbols(d->library)->count : 0; /* 0: out of memory */
         out.error = load_error(library, outcome);
         result = CUBIND_ERROR_LIBRARY_NOT_FOUND;
     } else {
@@ -451,7 +451,7 @@ int cubind_function_available(const char *name)
     if (name == NULL)
         return 0;
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
-        const cubind__symbol_table *t = cubind__libraries[lib].symbols;
+        const cubind__symbol_table *t = cubind__symbols(lib);
         for (i = 0; i < t->count; ++i) {
             if (strcmp(name, cubind__function_name(t, i)) != 0 && strcmp(name, cubind__symbol_name(t, i)) != 0 &&
                 strcmp(name, cubind__cubind_name(t, i)) != 0)

@@ -16,273 +16,277 @@
 
 #define SYMBOL_COUNT 50
 
-static cubind__slot slots[SYMBOL_COUNT];
-static cubind__slot traced_slots[SYMBOL_COUNT];
+/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+ * (handed to the loader by cubind__slots, generated/src/libraries.c). */
+cubind__slot cubind__cublasLt_slots[2 * SYMBOL_COUNT];
 
-/* Every name of the library, one member each: the table below holds their offsets, so it
- * is read-only and needs no relocation when libcubind is loaded. */
-static const struct names {
-    char symbol_cublasLtCreate[15];
-    char wrapper_cubind_cublasLt_create[23];
-    char symbol_cublasLtDestroy[16];
-    char wrapper_cubind_cublasLt_destroy[24];
-    char symbol_cublasLtGetStatusName[22];
-    char wrapper_cubind_cublasLt_get_status_name[32];
-    char symbol_cublasLtGetStatusString[24];
-    char wrapper_cubind_cublasLt_get_status_string[34];
-    char symbol_cublasLtGetVersion[19];
-    char wrapper_cubind_cublasLt_get_version[28];
-    char symbol_cublasLtGetCudartVersion[25];
-    char wrapper_cubind_cublasLt_get_cudart_version[35];
-    char symbol_cublasLtGetProperty[20];
-    char wrapper_cubind_cublasLt_get_property[29];
-    char symbol_cublasLtHeuristicsCacheGetCapacity[35];
-    char wrapper_cubind_cublasLt_heuristics_cache_get_capacity[46];
-    char symbol_cublasLtHeuristicsCacheSetCapacity[35];
-    char wrapper_cubind_cublasLt_heuristics_cache_set_capacity[46];
-    char symbol_cublasLtDisableCpuInstructionsSetMask[38];
-    char wrapper_cubind_cublasLt_disable_cpu_instructions_set_mask[50];
-    char symbol_cublasLtMatmul[15];
-    char wrapper_cubind_cublasLt_matmul[23];
-    char symbol_cublasLtMatrixTransform[24];
-    char wrapper_cubind_cublasLt_matrix_transform[33];
-    char symbol_cublasLtMatrixLayoutInit_internal[34];
-    char wrapper_cubind_cublasLt_matrix_layout_init_internal[44];
-    char symbol_cublasLtMatrixLayoutCreate[27];
-    char wrapper_cubind_cublasLt_matrix_layout_create[37];
-    char symbol_cublasLtMatrixLayoutDestroy[28];
-    char wrapper_cubind_cublasLt_matrix_layout_destroy[38];
-    char symbol_cublasLtMatrixLayoutSetAttribute[33];
-    char wrapper_cubind_cublasLt_matrix_layout_set_attribute[44];
-    char symbol_cublasLtMatrixLayoutGetAttribute[33];
-    char wrapper_cubind_cublasLt_matrix_layout_get_attribute[44];
-    char symbol_cublasLtMatmulDescInit_internal[32];
-    char wrapper_cubind_cublasLt_matmul_desc_init_internal[42];
-    char symbol_cublasLtMatmulDescCreate[25];
-    char wrapper_cubind_cublasLt_matmul_desc_create[35];
-    char symbol_cublasLtMatmulDescDestroy[26];
-    char wrapper_cubind_cublasLt_matmul_desc_destroy[36];
-    char symbol_cublasLtMatmulDescSetAttribute[31];
-    char wrapper_cubind_cublasLt_matmul_desc_set_attribute[42];
-    char symbol_cublasLtMatmulDescGetAttribute[31];
-    char wrapper_cubind_cublasLt_matmul_desc_get_attribute[42];
-    char symbol_cublasLtMatrixTransformDescInit_internal[41];
-    char wrapper_cubind_cublasLt_matrix_transform_desc_init_internal[52];
-    char symbol_cublasLtMatrixTransformDescCreate[34];
-    char wrapper_cubind_cublasLt_matrix_transform_desc_create[45];
-    char symbol_cublasLtMatrixTransformDescDestroy[35];
-    char wrapper_cubind_cublasLt_matrix_transform_desc_destroy[46];
-    char symbol_cublasLtMatrixTransformDescSetAttribute[40];
-    char wrapper_cubind_cublasLt_matrix_transform_desc_set_attribute[52];
-    char symbol_cublasLtMatrixTransformDescGetAttribute[40];
-    char wrapper_cubind_cublasLt_matrix_transform_desc_get_attribute[52];
-    char symbol_cublasLtEmulationDescInit_internal[35];
-    char wrapper_cubind_cublasLt_emulation_desc_init_internal[45];
-    char symbol_cublasLtEmulationDescCreate[28];
-    char wrapper_cubind_cublasLt_emulation_desc_create[38];
-    char symbol_cublasLtEmulationDescDestroy[29];
-    char wrapper_cubind_cublasLt_emulation_desc_destroy[39];
-    char symbol_cublasLtEmulationDescSetAttribute[34];
-    char wrapper_cubind_cublasLt_emulation_desc_set_attribute[45];
-    char symbol_cublasLtEmulationDescGetAttribute[34];
-    char wrapper_cubind_cublasLt_emulation_desc_get_attribute[45];
-    char symbol_cublasLtMatmulPreferenceInit_internal[38];
-    char wrapper_cubind_cublasLt_matmul_preference_init_internal[48];
-    char symbol_cublasLtMatmulPreferenceCreate[31];
-    char wrapper_cubind_cublasLt_matmul_preference_create[41];
-    char symbol_cublasLtMatmulPreferenceDestroy[32];
-    char wrapper_cubind_cublasLt_matmul_preference_destroy[42];
-    char symbol_cublasLtMatmulPreferenceSetAttribute[37];
-    char wrapper_cubind_cublasLt_matmul_preference_set_attribute[48];
-    char symbol_cublasLtMatmulPreferenceGetAttribute[37];
-    char wrapper_cubind_cublasLt_matmul_preference_get_attribute[48];
-    char symbol_cublasLtMatmulAlgoGetHeuristic[31];
-    char wrapper_cubind_cublasLt_matmul_algo_get_heuristic[42];
-    char symbol_cublasLtMatmulAlgoGetIds[25];
-    char wrapper_cubind_cublasLt_matmul_algo_get_ids[36];
-    char symbol_cublasLtMatmulAlgoInit[23];
-    char wrapper_cubind_cublasLt_matmul_algo_init[33];
-    char symbol_cublasLtMatmulAlgoCheck[24];
-    char wrapper_cubind_cublasLt_matmul_algo_check[34];
-    char symbol_cublasLtMatmulAlgoCapGetAttribute[34];
-    char wrapper_cubind_cublasLt_matmul_algo_cap_get_attribute[46];
-    char symbol_cublasLtMatmulAlgoConfigSetAttribute[37];
-    char wrapper_cubind_cublasLt_matmul_algo_config_set_attribute[49];
-    char symbol_cublasLtMatmulAlgoConfigGetAttribute[37];
-    char wrapper_cubind_cublasLt_matmul_algo_config_get_attribute[49];
-    char symbol_cublasLtLoggerSetCallback[26];
-    char wrapper_cubind_cublasLt_logger_set_callback[36];
-    char symbol_cublasLtLoggerSetFile[22];
-    char wrapper_cubind_cublasLt_logger_set_file[32];
-    char symbol_cublasLtLoggerOpenFile[23];
-    char wrapper_cubind_cublasLt_logger_open_file[33];
-    char symbol_cublasLtLoggerSetLevel[23];
-    char wrapper_cubind_cublasLt_logger_set_level[33];
-    char symbol_cublasLtLoggerSetMask[22];
-    char wrapper_cubind_cublasLt_logger_set_mask[32];
-    char symbol_cublasLtLoggerForceDisable[27];
-    char wrapper_cubind_cublasLt_logger_force_disable[37];
-} names = {
-    "cublasLtCreate",
-    "cubind_cublasLt_create",
-    "cublasLtDestroy",
-    "cubind_cublasLt_destroy",
-    "cublasLtGetStatusName",
-    "cubind_cublasLt_get_status_name",
-    "cublasLtGetStatusString",
-    "cubind_cublasLt_get_status_string",
-    "cublasLtGetVersion",
-    "cubind_cublasLt_get_version",
-    "cublasLtGetCudartVersion",
-    "cubind_cublasLt_get_cudart_version",
-    "cublasLtGetProperty",
-    "cubind_cublasLt_get_property",
-    "cublasLtHeuristicsCacheGetCapacity",
-    "cubind_cublasLt_heuristics_cache_get_capacity",
-    "cublasLtHeuristicsCacheSetCapacity",
-    "cubind_cublasLt_heuristics_cache_set_capacity",
-    "cublasLtDisableCpuInstructionsSetMask",
-    "cubind_cublasLt_disable_cpu_instructions_set_mask",
-    "cublasLtMatmul",
-    "cubind_cublasLt_matmul",
-    "cublasLtMatrixTransform",
-    "cubind_cublasLt_matrix_transform",
-    "cublasLtMatrixLayoutInit_internal",
-    "cubind_cublasLt_matrix_layout_init_internal",
-    "cublasLtMatrixLayoutCreate",
-    "cubind_cublasLt_matrix_layout_create",
-    "cublasLtMatrixLayoutDestroy",
-    "cubind_cublasLt_matrix_layout_destroy",
-    "cublasLtMatrixLayoutSetAttribute",
-    "cubind_cublasLt_matrix_layout_set_attribute",
-    "cublasLtMatrixLayoutGetAttribute",
-    "cubind_cublasLt_matrix_layout_get_attribute",
-    "cublasLtMatmulDescInit_internal",
-    "cubind_cublasLt_matmul_desc_init_internal",
-    "cublasLtMatmulDescCreate",
-    "cubind_cublasLt_matmul_desc_create",
-    "cublasLtMatmulDescDestroy",
-    "cubind_cublasLt_matmul_desc_destroy",
-    "cublasLtMatmulDescSetAttribute",
-    "cubind_cublasLt_matmul_desc_set_attribute",
-    "cublasLtMatmulDescGetAttribute",
-    "cubind_cublasLt_matmul_desc_get_attribute",
-    "cublasLtMatrixTransformDescInit_internal",
-    "cubind_cublasLt_matrix_transform_desc_init_internal",
-    "cublasLtMatrixTransformDescCreate",
-    "cubind_cublasLt_matrix_transform_desc_create",
-    "cublasLtMatrixTransformDescDestroy",
-    "cubind_cublasLt_matrix_transform_desc_destroy",
-    "cublasLtMatrixTransformDescSetAttribute",
-    "cubind_cublasLt_matrix_transform_desc_set_attribute",
-    "cublasLtMatrixTransformDescGetAttribute",
-    "cubind_cublasLt_matrix_transform_desc_get_attribute",
-    "cublasLtEmulationDescInit_internal",
-    "cubind_cublasLt_emulation_desc_init_internal",
-    "cublasLtEmulationDescCreate",
-    "cubind_cublasLt_emulation_desc_create",
-    "cublasLtEmulationDescDestroy",
-    "cubind_cublasLt_emulation_desc_destroy",
-    "cublasLtEmulationDescSetAttribute",
-    "cubind_cublasLt_emulation_desc_set_attribute",
-    "cublasLtEmulationDescGetAttribute",
-    "cubind_cublasLt_emulation_desc_get_attribute",
-    "cublasLtMatmulPreferenceInit_internal",
-    "cubind_cublasLt_matmul_preference_init_internal",
-    "cublasLtMatmulPreferenceCreate",
-    "cubind_cublasLt_matmul_preference_create",
-    "cublasLtMatmulPreferenceDestroy",
-    "cubind_cublasLt_matmul_preference_destroy",
-    "cublasLtMatmulPreferenceSetAttribute",
-    "cubind_cublasLt_matmul_preference_set_attribute",
-    "cublasLtMatmulPreferenceGetAttribute",
-    "cubind_cublasLt_matmul_preference_get_attribute",
-    "cublasLtMatmulAlgoGetHeuristic",
-    "cubind_cublasLt_matmul_algo_get_heuristic",
-    "cublasLtMatmulAlgoGetIds",
-    "cubind_cublasLt_matmul_algo_get_ids",
-    "cublasLtMatmulAlgoInit",
-    "cubind_cublasLt_matmul_algo_init",
-    "cublasLtMatmulAlgoCheck",
-    "cubind_cublasLt_matmul_algo_check",
-    "cublasLtMatmulAlgoCapGetAttribute",
-    "cubind_cublasLt_matmul_algo_cap_get_attribute",
-    "cublasLtMatmulAlgoConfigSetAttribute",
-    "cubind_cublasLt_matmul_algo_config_set_attribute",
-    "cublasLtMatmulAlgoConfigGetAttribute",
-    "cubind_cublasLt_matmul_algo_config_get_attribute",
-    "cublasLtLoggerSetCallback",
-    "cubind_cublasLt_logger_set_callback",
-    "cublasLtLoggerSetFile",
-    "cubind_cublasLt_logger_set_file",
-    "cublasLtLoggerOpenFile",
-    "cubind_cublasLt_logger_open_file",
-    "cublasLtLoggerSetLevel",
-    "cubind_cublasLt_logger_set_level",
-    "cublasLtLoggerSetMask",
-    "cubind_cublasLt_logger_set_mask",
-    "cublasLtLoggerForceDisable",
-    "cubind_cublasLt_logger_force_disable",
-};
-
+/* The symbol table: the header the loader reads, every name of the library (one member each),
+ * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
+ * needs no relocation when libcubind is loaded. */
+const struct cubind__cublasLt_symbols {
+    cubind__symbol_table table;
+    struct names {
+        char symbol_cublasLtCreate[15];
+        char wrapper_cubind_cublasLt_create[23];
+        char symbol_cublasLtDestroy[16];
+        char wrapper_cubind_cublasLt_destroy[24];
+        char symbol_cublasLtGetStatusName[22];
+        char wrapper_cubind_cublasLt_get_status_name[32];
+        char symbol_cublasLtGetStatusString[24];
+        char wrapper_cubind_cublasLt_get_status_string[34];
+        char symbol_cublasLtGetVersion[19];
+        char wrapper_cubind_cublasLt_get_version[28];
+        char symbol_cublasLtGetCudartVersion[25];
+        char wrapper_cubind_cublasLt_get_cudart_version[35];
+        char symbol_cublasLtGetProperty[20];
+        char wrapper_cubind_cublasLt_get_property[29];
+        char symbol_cublasLtHeuristicsCacheGetCapacity[35];
+        char wrapper_cubind_cublasLt_heuristics_cache_get_capacity[46];
+        char symbol_cublasLtHeuristicsCacheSetCapacity[35];
+        char wrapper_cubind_cublasLt_heuristics_cache_set_capacity[46];
+        char symbol_cublasLtDisableCpuInstructionsSetMask[38];
+        char wrapper_cubind_cublasLt_disable_cpu_instructions_set_mask[50];
+        char symbol_cublasLtMatmul[15];
+        char wrapper_cubind_cublasLt_matmul[23];
+        char symbol_cublasLtMatrixTransform[24];
+        char wrapper_cubind_cublasLt_matrix_transform[33];
+        char symbol_cublasLtMatrixLayoutInit_internal[34];
+        char wrapper_cubind_cublasLt_matrix_layout_init_internal[44];
+        char symbol_cublasLtMatrixLayoutCreate[27];
+        char wrapper_cubind_cublasLt_matrix_layout_create[37];
+        char symbol_cublasLtMatrixLayoutDestroy[28];
+        char wrapper_cubind_cublasLt_matrix_layout_destroy[38];
+        char symbol_cublasLtMatrixLayoutSetAttribute[33];
+        char wrapper_cubind_cublasLt_matrix_layout_set_attribute[44];
+        char symbol_cublasLtMatrixLayoutGetAttribute[33];
+        char wrapper_cubind_cublasLt_matrix_layout_get_attribute[44];
+        char symbol_cublasLtMatmulDescInit_internal[32];
+        char wrapper_cubind_cublasLt_matmul_desc_init_internal[42];
+        char symbol_cublasLtMatmulDescCreate[25];
+        char wrapper_cubind_cublasLt_matmul_desc_create[35];
+        char symbol_cublasLtMatmulDescDestroy[26];
+        char wrapper_cubind_cublasLt_matmul_desc_destroy[36];
+        char symbol_cublasLtMatmulDescSetAttribute[31];
+        char wrapper_cubind_cublasLt_matmul_desc_set_attribute[42];
+        char symbol_cublasLtMatmulDescGetAttribute[31];
+        char wrapper_cubind_cublasLt_matmul_desc_get_attribute[42];
+        char symbol_cublasLtMatrixTransformDescInit_internal[41];
+        char wrapper_cubind_cublasLt_matrix_transform_desc_init_internal[52];
+        char symbol_cublasLtMatrixTransformDescCreate[34];
+        char wrapper_cubind_cublasLt_matrix_transform_desc_create[45];
+        char symbol_cublasLtMatrixTransformDescDestroy[35];
+        char wrapper_cubind_cublasLt_matrix_transform_desc_destroy[46];
+        char symbol_cublasLtMatrixTransformDescSetAttribute[40];
+        char wrapper_cubind_cublasLt_matrix_transform_desc_set_attribute[52];
+        char symbol_cublasLtMatrixTransformDescGetAttribute[40];
+        char wrapper_cubind_cublasLt_matrix_transform_desc_get_attribute[52];
+        char symbol_cublasLtEmulationDescInit_internal[35];
+        char wrapper_cubind_cublasLt_emulation_desc_init_internal[45];
+        char symbol_cublasLtEmulationDescCreate[28];
+        char wrapper_cubind_cublasLt_emulation_desc_create[38];
+        char symbol_cublasLtEmulationDescDestroy[29];
+        char wrapper_cubind_cublasLt_emulation_desc_destroy[39];
+        char symbol_cublasLtEmulationDescSetAttribute[34];
+        char wrapper_cubind_cublasLt_emulation_desc_set_attribute[45];
+        char symbol_cublasLtEmulationDescGetAttribute[34];
+        char wrapper_cubind_cublasLt_emulation_desc_get_attribute[45];
+        char symbol_cublasLtMatmulPreferenceInit_internal[38];
+        char wrapper_cubind_cublasLt_matmul_preference_init_internal[48];
+        char symbol_cublasLtMatmulPreferenceCreate[31];
+        char wrapper_cubind_cublasLt_matmul_preference_create[41];
+        char symbol_cublasLtMatmulPreferenceDestroy[32];
+        char wrapper_cubind_cublasLt_matmul_preference_destroy[42];
+        char symbol_cublasLtMatmulPreferenceSetAttribute[37];
+        char wrapper_cubind_cublasLt_matmul_preference_set_attribute[48];
+        char symbol_cublasLtMatmulPreferenceGetAttribute[37];
+        char wrapper_cubind_cublasLt_matmul_preference_get_attribute[48];
+        char symbol_cublasLtMatmulAlgoGetHeuristic[31];
+        char wrapper_cubind_cublasLt_matmul_algo_get_heuristic[42];
+        char symbol_cublasLtMatmulAlgoGetIds[25];
+        char wrapper_cubind_cublasLt_matmul_algo_get_ids[36];
+        char symbol_cublasLtMatmulAlgoInit[23];
+        char wrapper_cubind_cublasLt_matmul_algo_init[33];
+        char symbol_cublasLtMatmulAlgoCheck[24];
+        char wrapper_cubind_cublasLt_matmul_algo_check[34];
+        char symbol_cublasLtMatmulAlgoCapGetAttribute[34];
+        char wrapper_cubind_cublasLt_matmul_algo_cap_get_attribute[46];
+        char symbol_cublasLtMatmulAlgoConfigSetAttribute[37];
+        char wrapper_cubind_cublasLt_matmul_algo_config_set_attribute[49];
+        char symbol_cublasLtMatmulAlgoConfigGetAttribute[37];
+        char wrapper_cubind_cublasLt_matmul_algo_config_get_attribute[49];
+        char symbol_cublasLtLoggerSetCallback[26];
+        char wrapper_cubind_cublasLt_logger_set_callback[36];
+        char symbol_cublasLtLoggerSetFile[22];
+        char wrapper_cubind_cublasLt_logger_set_file[32];
+        char symbol_cublasLtLoggerOpenFile[23];
+        char wrapper_cubind_cublasLt_logger_open_file[33];
+        char symbol_cublasLtLoggerSetLevel[23];
+        char wrapper_cubind_cublasLt_logger_set_level[33];
+        char symbol_cublasLtLoggerSetMask[22];
+        char wrapper_cubind_cublasLt_logger_set_mask[32];
+        char symbol_cublasLtLoggerForceDisable[27];
+        char wrapper_cubind_cublasLt_logger_force_disable[37];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+} cubind__cublasLt_symbols = {
+    {CUBIND_LIB_CUBLASLT, SYMBOL_COUNT, offsetof(struct cubind__cublasLt_symbols, names),
+     offsetof(struct cubind__cublasLt_symbols, offsets)},
+    {
+        "cublasLtCreate",
+        "cubind_cublasLt_create",
+        "cublasLtDestroy",
+        "cubind_cublasLt_destroy",
+        "cublasLtGetStatusName",
+        "cubind_cublasLt_get_status_name",
+        "cublasLtGetStatusString",
+        "cubind_cublasLt_get_status_string",
+        "cublasLtGetVersion",
+        "cubind_cublasLt_get_version",
+        "cublasLtGetCudartVersion",
+        "cubind_cublasLt_get_cudart_version",
+        "cublasLtGetProperty",
+        "cubind_cublasLt_get_property",
+        "cublasLtHeuristicsCacheGetCapacity",
+        "cubind_cublasLt_heuristics_cache_get_capacity",
+        "cublasLtHeuristicsCacheSetCapacity",
+        "cubind_cublasLt_heuristics_cache_set_capacity",
+        "cublasLtDisableCpuInstructionsSetMask",
+        "cubind_cublasLt_disable_cpu_instructions_set_mask",
+        "cublasLtMatmul",
+        "cubind_cublasLt_matmul",
+        "cublasLtMatrixTransform",
+        "cubind_cublasLt_matrix_transform",
+        "cublasLtMatrixLayoutInit_internal",
+        "cubind_cublasLt_matrix_layout_init_internal",
+        "cublasLtMatrixLayoutCreate",
+        "cubind_cublasLt_matrix_layout_create",
+        "cublasLtMatrixLayoutDestroy",
+        "cubind_cublasLt_matrix_layout_destroy",
+        "cublasLtMatrixLayoutSetAttribute",
+        "cubind_cublasLt_matrix_layout_set_attribute",
+        "cublasLtMatrixLayoutGetAttribute",
+        "cubind_cublasLt_matrix_layout_get_attribute",
+        "cublasLtMatmulDescInit_internal",
+        "cubind_cublasLt_matmul_desc_init_internal",
+        "cublasLtMatmulDescCreate",
+        "cubind_cublasLt_matmul_desc_create",
+        "cublasLtMatmulDescDestroy",
+        "cubind_cublasLt_matmul_desc_destroy",
+        "cublasLtMatmulDescSetAttribute",
+        "cubind_cublasLt_matmul_desc_set_attribute",
+        "cublasLtMatmulDescGetAttribute",
+        "cubind_cublasLt_matmul_desc_get_attribute",
+        "cublasLtMatrixTransformDescInit_internal",
+        "cubind_cublasLt_matrix_transform_desc_init_internal",
+        "cublasLtMatrixTransformDescCreate",
+        "cubind_cublasLt_matrix_transform_desc_create",
+        "cublasLtMatrixTransformDescDestroy",
+        "cubind_cublasLt_matrix_transform_desc_destroy",
+        "cublasLtMatrixTransformDescSetAttribute",
+        "cubind_cublasLt_matrix_transform_desc_set_attribute",
+        "cublasLtMatrixTransformDescGetAttribute",
+        "cubind_cublasLt_matrix_transform_desc_get_attribute",
+        "cublasLtEmulationDescInit_internal",
+        "cubind_cublasLt_emulation_desc_init_internal",
+        "cublasLtEmulationDescCreate",
+        "cubind_cublasLt_emulation_desc_create",
+        "cublasLtEmulationDescDestroy",
+        "cubind_cublasLt_emulation_desc_destroy",
+        "cublasLtEmulationDescSetAttribute",
+        "cubind_cublasLt_emulation_desc_set_attribute",
+        "cublasLtEmulationDescGetAttribute",
+        "cubind_cublasLt_emulation_desc_get_attribute",
+        "cublasLtMatmulPreferenceInit_internal",
+        "cubind_cublasLt_matmul_preference_init_internal",
+        "cublasLtMatmulPreferenceCreate",
+        "cubind_cublasLt_matmul_preference_create",
+        "cublasLtMatmulPreferenceDestroy",
+        "cubind_cublasLt_matmul_preference_destroy",
+        "cublasLtMatmulPreferenceSetAttribute",
+        "cubind_cublasLt_matmul_preference_set_attribute",
+        "cublasLtMatmulPreferenceGetAttribute",
+        "cubind_cublasLt_matmul_preference_get_attribute",
+        "cublasLtMatmulAlgoGetHeuristic",
+        "cubind_cublasLt_matmul_algo_get_heuristic",
+        "cublasLtMatmulAlgoGetIds",
+        "cubind_cublasLt_matmul_algo_get_ids",
+        "cublasLtMatmulAlgoInit",
+        "cubind_cublasLt_matmul_algo_init",
+        "cublasLtMatmulAlgoCheck",
+        "cubind_cublasLt_matmul_algo_check",
+        "cublasLtMatmulAlgoCapGetAttribute",
+        "cubind_cublasLt_matmul_algo_cap_get_attribute",
+        "cublasLtMatmulAlgoConfigSetAttribute",
+        "cubind_cublasLt_matmul_algo_config_set_attribute",
+        "cublasLtMatmulAlgoConfigGetAttribute",
+        "cubind_cublasLt_matmul_algo_config_get_attribute",
+        "cublasLtLoggerSetCallback",
+        "cubind_cublasLt_logger_set_callback",
+        "cublasLtLoggerSetFile",
+        "cubind_cublasLt_logger_set_file",
+        "cublasLtLoggerOpenFile",
+        "cubind_cublasLt_logger_open_file",
+        "cublasLtLoggerSetLevel",
+        "cubind_cublasLt_logger_set_level",
+        "cublasLtLoggerSetMask",
+        "cubind_cublasLt_logger_set_mask",
+        "cublasLtLoggerForceDisable",
+        "cubind_cublasLt_logger_force_disable",
+    },
 #define AT(member) offsetof(struct names, member)
-
-/* Exported symbol, C API name, cubind name. */
-static const cubind__name_offsets offsets[SYMBOL_COUNT] = {
-    {AT(symbol_cublasLtCreate), AT(symbol_cublasLtCreate), AT(wrapper_cubind_cublasLt_create)},
-    {AT(symbol_cublasLtDestroy), AT(symbol_cublasLtDestroy), AT(wrapper_cubind_cublasLt_destroy)},
-    {AT(symbol_cublasLtGetStatusName), AT(symbol_cublasLtGetStatusName), AT(wrapper_cubind_cublasLt_get_status_name)},
-    {AT(symbol_cublasLtGetStatusString), AT(symbol_cublasLtGetStatusString), AT(wrapper_cubind_cublasLt_get_status_string)},
-    {AT(symbol_cublasLtGetVersion), AT(symbol_cublasLtGetVersion), AT(wrapper_cubind_cublasLt_get_version)},
-    {AT(symbol_cublasLtGetCudartVersion), AT(symbol_cublasLtGetCudartVersion), AT(wrapper_cubind_cublasLt_get_cudart_version)},
-    {AT(symbol_cublasLtGetProperty), AT(symbol_cublasLtGetProperty), AT(wrapper_cubind_cublasLt_get_property)},
-    {AT(symbol_cublasLtHeuristicsCacheGetCapacity), AT(symbol_cublasLtHeuristicsCacheGetCapacity), AT(wrapper_cubind_cublasLt_heuristics_cache_get_capacity)},
-    {AT(symbol_cublasLtHeuristicsCacheSetCapacity), AT(symbol_cublasLtHeuristicsCacheSetCapacity), AT(wrapper_cubind_cublasLt_heuristics_cache_set_capacity)},
-    {AT(symbol_cublasLtDisableCpuInstructionsSetMask), AT(symbol_cublasLtDisableCpuInstructionsSetMask), AT(wrapper_cubind_cublasLt_disable_cpu_instructions_set_mask)},
-    {AT(symbol_cublasLtMatmul), AT(symbol_cublasLtMatmul), AT(wrapper_cubind_cublasLt_matmul)},
-    {AT(symbol_cublasLtMatrixTransform), AT(symbol_cublasLtMatrixTransform), AT(wrapper_cubind_cublasLt_matrix_transform)},
-    {AT(symbol_cublasLtMatrixLayoutInit_internal), AT(symbol_cublasLtMatrixLayoutInit_internal), AT(wrapper_cubind_cublasLt_matrix_layout_init_internal)},
-    {AT(symbol_cublasLtMatrixLayoutCreate), AT(symbol_cublasLtMatrixLayoutCreate), AT(wrapper_cubind_cublasLt_matrix_layout_create)},
-    {AT(symbol_cublasLtMatrixLayoutDestroy), AT(symbol_cublasLtMatrixLayoutDestroy), AT(wrapper_cubind_cublasLt_matrix_layout_destroy)},
-    {AT(symbol_cublasLtMatrixLayoutSetAttribute), AT(symbol_cublasLtMatrixLayoutSetAttribute), AT(wrapper_cubind_cublasLt_matrix_layout_set_attribute)},
-    {AT(symbol_cublasLtMatrixLayoutGetAttribute), AT(symbol_cublasLtMatrixLayoutGetAttribute), AT(wrapper_cubind_cublasLt_matrix_layout_get_attribute)},
-    {AT(symbol_cublasLtMatmulDescInit_internal), AT(symbol_cublasLtMatmulDescInit_internal), AT(wrapper_cubind_cublasLt_matmul_desc_init_internal)},
-    {AT(symbol_cublasLtMatmulDescCreate), AT(symbol_cublasLtMatmulDescCreate), AT(wrapper_cubind_cublasLt_matmul_desc_create)},
-    {AT(symbol_cublasLtMatmulDescDestroy), AT(symbol_cublasLtMatmulDescDestroy), AT(wrapper_cubind_cublasLt_matmul_desc_destroy)},
-    {AT(symbol_cublasLtMatmulDescSetAttribute), AT(symbol_cublasLtMatmulDescSetAttribute), AT(wrapper_cubind_cublasLt_matmul_desc_set_attribute)},
-    {AT(symbol_cublasLtMatmulDescGetAttribute), AT(symbol_cublasLtMatmulDescGetAttribute), AT(wrapper_cubind_cublasLt_matmul_desc_get_attribute)},
-    {AT(symbol_cublasLtMatrixTransformDescInit_internal), AT(symbol_cublasLtMatrixTransformDescInit_internal), AT(wrapper_cubind_cublasLt_matrix_transform_desc_init_internal)},
-    {AT(symbol_cublasLtMatrixTransformDescCreate), AT(symbol_cublasLtMatrixTransformDescCreate), AT(wrapper_cubind_cublasLt_matrix_transform_desc_create)},
-    {AT(symbol_cublasLtMatrixTransformDescDestroy), AT(symbol_cublasLtMatrixTransformDescDestroy), AT(wrapper_cubind_cublasLt_matrix_transform_desc_destroy)},
-    {AT(symbol_cublasLtMatrixTransformDescSetAttribute), AT(symbol_cublasLtMatrixTransformDescSetAttribute), AT(wrapper_cubind_cublasLt_matrix_transform_desc_set_attribute)},
-    {AT(symbol_cublasLtMatrixTransformDescGetAttribute), AT(symbol_cublasLtMatrixTransformDescGetAttribute), AT(wrapper_cubind_cublasLt_matrix_transform_desc_get_attribute)},
-    {AT(symbol_cublasLtEmulationDescInit_internal), AT(symbol_cublasLtEmulationDescInit_internal), AT(wrapper_cubind_cublasLt_emulation_desc_init_internal)},
-    {AT(symbol_cublasLtEmulationDescCreate), AT(symbol_cublasLtEmulationDescCreate), AT(wrapper_cubind_cublasLt_emulation_desc_create)},
-    {AT(symbol_cublasLtEmulationDescDestroy), AT(symbol_cublasLtEmulationDescDestroy), AT(wrapper_cubind_cublasLt_emulation_desc_destroy)},
-    {AT(symbol_cublasLtEmulationDescSetAttribute), AT(symbol_cublasLtEmulationDescSetAttribute), AT(wrapper_cubind_cublasLt_emulation_desc_set_attribute)},
-    {AT(symbol_cublasLtEmulationDescGetAttribute), AT(symbol_cublasLtEmulationDescGetAttribute), AT(wrapper_cubind_cublasLt_emulation_desc_get_attribute)},
-    {AT(symbol_cublasLtMatmulPreferenceInit_internal), AT(symbol_cublasLtMatmulPreferenceInit_internal), AT(wrapper_cubind_cublasLt_matmul_preference_init_internal)},
-    {AT(symbol_cublasLtMatmulPreferenceCreate), AT(symbol_cublasLtMatmulPreferenceCreate), AT(wrapper_cubind_cublasLt_matmul_preference_create)},
-    {AT(symbol_cublasLtMatmulPreferenceDestroy), AT(symbol_cublasLtMatmulPreferenceDestroy), AT(wrapper_cubind_cublasLt_matmul_preference_destroy)},
-    {AT(symbol_cublasLtMatmulPreferenceSetAttribute), AT(symbol_cublasLtMatmulPreferenceSetAttribute), AT(wrapper_cubind_cublasLt_matmul_preference_set_attribute)},
-    {AT(symbol_cublasLtMatmulPreferenceGetAttribute), AT(symbol_cublasLtMatmulPreferenceGetAttribute), AT(wrapper_cubind_cublasLt_matmul_preference_get_attribute)},
-    {AT(symbol_cublasLtMatmulAlgoGetHeuristic), AT(symbol_cublasLtMatmulAlgoGetHeuristic), AT(wrapper_cubind_cublasLt_matmul_algo_get_heuristic)},
-    {AT(symbol_cublasLtMatmulAlgoGetIds), AT(symbol_cublasLtMatmulAlgoGetIds), AT(wrapper_cubind_cublasLt_matmul_algo_get_ids)},
-    {AT(symbol_cublasLtMatmulAlgoInit), AT(symbol_cublasLtMatmulAlgoInit), AT(wrapper_cubind_cublasLt_matmul_algo_init)},
-    {AT(symbol_cublasLtMatmulAlgoCheck), AT(symbol_cublasLtMatmulAlgoCheck), AT(wrapper_cubind_cublasLt_matmul_algo_check)},
-    {AT(symbol_cublasLtMatmulAlgoCapGetAttribute), AT(symbol_cublasLtMatmulAlgoCapGetAttribute), AT(wrapper_cubind_cublasLt_matmul_algo_cap_get_attribute)},
-    {AT(symbol_cublasLtMatmulAlgoConfigSetAttribute), AT(symbol_cublasLtMatmulAlgoConfigSetAttribute), AT(wrapper_cubind_cublasLt_matmul_algo_config_set_attribute)},
-    {AT(symbol_cublasLtMatmulAlgoConfigGetAttribute), AT(symbol_cublasLtMatmulAlgoConfigGetAttribute), AT(wrapper_cubind_cublasLt_matmul_algo_config_get_attribute)},
-    {AT(symbol_cublasLtLoggerSetCallback), AT(symbol_cublasLtLoggerSetCallback), AT(wrapper_cubind_cublasLt_logger_set_callback)},
-    {AT(symbol_cublasLtLoggerSetFile), AT(symbol_cublasLtLoggerSetFile), AT(wrapper_cubind_cublasLt_logger_set_file)},
-    {AT(symbol_cublasLtLoggerOpenFile), AT(symbol_cublasLtLoggerOpenFile), AT(wrapper_cubind_cublasLt_logger_open_file)},
-    {AT(symbol_cublasLtLoggerSetLevel), AT(symbol_cublasLtLoggerSetLevel), AT(wrapper_cubind_cublasLt_logger_set_level)},
-    {AT(symbol_cublasLtLoggerSetMask), AT(symbol_cublasLtLoggerSetMask), AT(wrapper_cubind_cublasLt_logger_set_mask)},
-    {AT(symbol_cublasLtLoggerForceDisable), AT(symbol_cublasLtLoggerForceDisable), AT(wrapper_cubind_cublasLt_logger_force_disable)},
-};
-
-const cubind__symbol_table cubind__cublasLt_symbols = {
-    CUBIND_LIB_CUBLASLT, SYMBOL_COUNT, (const char *)&names, offsets, slots, traced_slots,
+    {
+        {AT(symbol_cublasLtCreate), AT(symbol_cublasLtCreate), AT(wrapper_cubind_cublasLt_create)},
+        {AT(symbol_cublasLtDestroy), AT(symbol_cublasLtDestroy), AT(wrapper_cubind_cublasLt_destroy)},
+        {AT(symbol_cublasLtGetStatusName), AT(symbol_cublasLtGetStatusName), AT(wrapper_cubind_cublasLt_get_status_name)},
+        {AT(symbol_cublasLtGetStatusString), AT(symbol_cublasLtGetStatusString), AT(wrapper_cubind_cublasLt_get_status_string)},
+        {AT(symbol_cublasLtGetVersion), AT(symbol_cublasLtGetVersion), AT(wrapper_cubind_cublasLt_get_version)},
+        {AT(symbol_cublasLtGetCudartVersion), AT(symbol_cublasLtGetCudartVersion), AT(wrapper_cubind_cublasLt_get_cudart_version)},
+        {AT(symbol_cublasLtGetProperty), AT(symbol_cublasLtGetProperty), AT(wrapper_cubind_cublasLt_get_property)},
+        {AT(symbol_cublasLtHeuristicsCacheGetCapacity), AT(symbol_cublasLtHeuristicsCacheGetCapacity), AT(wrapper_cubind_cublasLt_heuristics_cache_get_capacity)},
+        {AT(symbol_cublasLtHeuristicsCacheSetCapacity), AT(symbol_cublasLtHeuristicsCacheSetCapacity), AT(wrapper_cubind_cublasLt_heuristics_cache_set_capacity)},
+        {AT(symbol_cublasLtDisableCpuInstructionsSetMask), AT(symbol_cublasLtDisableCpuInstructionsSetMask), AT(wrapper_cubind_cublasLt_disable_cpu_instructions_set_mask)},
+        {AT(symbol_cublasLtMatmul), AT(symbol_cublasLtMatmul), AT(wrapper_cubind_cublasLt_matmul)},
+        {AT(symbol_cublasLtMatrixTransform), AT(symbol_cublasLtMatrixTransform), AT(wrapper_cubind_cublasLt_matrix_transform)},
+        {AT(symbol_cublasLtMatrixLayoutInit_internal), AT(symbol_cublasLtMatrixLayoutInit_internal), AT(wrapper_cubind_cublasLt_matrix_layout_init_internal)},
+        {AT(symbol_cublasLtMatrixLayoutCreate), AT(symbol_cublasLtMatrixLayoutCreate), AT(wrapper_cubind_cublasLt_matrix_layout_create)},
+        {AT(symbol_cublasLtMatrixLayoutDestroy), AT(symbol_cublasLtMatrixLayoutDestroy), AT(wrapper_cubind_cublasLt_matrix_layout_destroy)},
+        {AT(symbol_cublasLtMatrixLayoutSetAttribute), AT(symbol_cublasLtMatrixLayoutSetAttribute), AT(wrapper_cubind_cublasLt_matrix_layout_set_attribute)},
+        {AT(symbol_cublasLtMatrixLayoutGetAttribute), AT(symbol_cublasLtMatrixLayoutGetAttribute), AT(wrapper_cubind_cublasLt_matrix_layout_get_attribute)},
+        {AT(symbol_cublasLtMatmulDescInit_internal), AT(symbol_cublasLtMatmulDescInit_internal), AT(wrapper_cubind_cublasLt_matmul_desc_init_internal)},
+        {AT(symbol_cublasLtMatmulDescCreate), AT(symbol_cublasLtMatmulDescCreate), AT(wrapper_cubind_cublasLt_matmul_desc_create)},
+        {AT(symbol_cublasLtMatmulDescDestroy), AT(symbol_cublasLtMatmulDescDestroy), AT(wrapper_cubind_cublasLt_matmul_desc_destroy)},
+        {AT(symbol_cublasLtMatmulDescSetAttribute), AT(symbol_cublasLtMatmulDescSetAttribute), AT(wrapper_cubind_cublasLt_matmul_desc_set_attribute)},
+        {AT(symbol_cublasLtMatmulDescGetAttribute), AT(symbol_cublasLtMatmulDescGetAttribute), AT(wrapper_cubind_cublasLt_matmul_desc_get_attribute)},
+        {AT(symbol_cublasLtMatrixTransformDescInit_internal), AT(symbol_cublasLtMatrixTransformDescInit_internal), AT(wrapper_cubind_cublasLt_matrix_transform_desc_init_internal)},
+        {AT(symbol_cublasLtMatrixTransformDescCreate), AT(symbol_cublasLtMatrixTransformDescCreate), AT(wrapper_cubind_cublasLt_matrix_transform_desc_create)},
+        {AT(symbol_cublasLtMatrixTransformDescDestroy), AT(symbol_cublasLtMatrixTransformDescDestroy), AT(wrapper_cubind_cublasLt_matrix_transform_desc_destroy)},
+        {AT(symbol_cublasLtMatrixTransformDescSetAttribute), AT(symbol_cublasLtMatrixTransformDescSetAttribute), AT(wrapper_cubind_cublasLt_matrix_transform_desc_set_attribute)},
+        {AT(symbol_cublasLtMatrixTransformDescGetAttribute), AT(symbol_cublasLtMatrixTransformDescGetAttribute), AT(wrapper_cubind_cublasLt_matrix_transform_desc_get_attribute)},
+        {AT(symbol_cublasLtEmulationDescInit_internal), AT(symbol_cublasLtEmulationDescInit_internal), AT(wrapper_cubind_cublasLt_emulation_desc_init_internal)},
+        {AT(symbol_cublasLtEmulationDescCreate), AT(symbol_cublasLtEmulationDescCreate), AT(wrapper_cubind_cublasLt_emulation_desc_create)},
+        {AT(symbol_cublasLtEmulationDescDestroy), AT(symbol_cublasLtEmulationDescDestroy), AT(wrapper_cubind_cublasLt_emulation_desc_destroy)},
+        {AT(symbol_cublasLtEmulationDescSetAttribute), AT(symbol_cublasLtEmulationDescSetAttribute), AT(wrapper_cubind_cublasLt_emulation_desc_set_attribute)},
+        {AT(symbol_cublasLtEmulationDescGetAttribute), AT(symbol_cublasLtEmulationDescGetAttribute), AT(wrapper_cubind_cublasLt_emulation_desc_get_attribute)},
+        {AT(symbol_cublasLtMatmulPreferenceInit_internal), AT(symbol_cublasLtMatmulPreferenceInit_internal), AT(wrapper_cubind_cublasLt_matmul_preference_init_internal)},
+        {AT(symbol_cublasLtMatmulPreferenceCreate), AT(symbol_cublasLtMatmulPreferenceCreate), AT(wrapper_cubind_cublasLt_matmul_preference_create)},
+        {AT(symbol_cublasLtMatmulPreferenceDestroy), AT(symbol_cublasLtMatmulPreferenceDestroy), AT(wrapper_cubind_cublasLt_matmul_preference_destroy)},
+        {AT(symbol_cublasLtMatmulPreferenceSetAttribute), AT(symbol_cublasLtMatmulPreferenceSetAttribute), AT(wrapper_cubind_cublasLt_matmul_preference_set_attribute)},
+        {AT(symbol_cublasLtMatmulPreferenceGetAttribute), AT(symbol_cublasLtMatmulPreferenceGetAttribute), AT(wrapper_cubind_cublasLt_matmul_preference_get_attribute)},
+        {AT(symbol_cublasLtMatmulAlgoGetHeuristic), AT(symbol_cublasLtMatmulAlgoGetHeuristic), AT(wrapper_cubind_cublasLt_matmul_algo_get_heuristic)},
+        {AT(symbol_cublasLtMatmulAlgoGetIds), AT(symbol_cublasLtMatmulAlgoGetIds), AT(wrapper_cubind_cublasLt_matmul_algo_get_ids)},
+        {AT(symbol_cublasLtMatmulAlgoInit), AT(symbol_cublasLtMatmulAlgoInit), AT(wrapper_cubind_cublasLt_matmul_algo_init)},
+        {AT(symbol_cublasLtMatmulAlgoCheck), AT(symbol_cublasLtMatmulAlgoCheck), AT(wrapper_cubind_cublasLt_matmul_algo_check)},
+        {AT(symbol_cublasLtMatmulAlgoCapGetAttribute), AT(symbol_cublasLtMatmulAlgoCapGetAttribute), AT(wrapper_cubind_cublasLt_matmul_algo_cap_get_attribute)},
+        {AT(symbol_cublasLtMatmulAlgoConfigSetAttribute), AT(symbol_cublasLtMatmulAlgoConfigSetAttribute), AT(wrapper_cubind_cublasLt_matmul_algo_config_set_attribute)},
+        {AT(symbol_cublasLtMatmulAlgoConfigGetAttribute), AT(symbol_cublasLtMatmulAlgoConfigGetAttribute), AT(wrapper_cubind_cublasLt_matmul_algo_config_get_attribute)},
+        {AT(symbol_cublasLtLoggerSetCallback), AT(symbol_cublasLtLoggerSetCallback), AT(wrapper_cubind_cublasLt_logger_set_callback)},
+        {AT(symbol_cublasLtLoggerSetFile), AT(symbol_cublasLtLoggerSetFile), AT(wrapper_cubind_cublasLt_logger_set_file)},
+        {AT(symbol_cublasLtLoggerOpenFile), AT(symbol_cublasLtLoggerOpenFile), AT(wrapper_cubind_cublasLt_logger_open_file)},
+        {AT(symbol_cublasLtLoggerSetLevel), AT(symbol_cublasLtLoggerSetLevel), AT(wrapper_cubind_cublasLt_logger_set_level)},
+        {AT(symbol_cublasLtLoggerSetMask), AT(symbol_cublasLtLoggerSetMask), AT(wrapper_cubind_cublasLt_logger_set_mask)},
+        {AT(symbol_cublasLtLoggerForceDisable), AT(symbol_cublasLtLoggerForceDisable), AT(wrapper_cubind_cublasLt_logger_force_disable)},
+    },
+#undef AT
 };
 
 /* Tracing: the name of a cublasStatus_t value, NULL when it is none of the constants. */
@@ -529,13 +533,13 @@ typedef cublasStatus_t (*cubind__cublasLtCreate_fn)(cublasLtHandle_t *lightHandl
 static cublasStatus_t call_cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__resolve(&cubind__cublasLt_symbols, 0, &cubind_unavailable);
+    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 0, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 0, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 0, (int)cubind_status);
     return cubind_status;
 }
 
@@ -547,7 +551,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtCreate(cublasLtHandle_t *lightH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtCreate(lightHandle);
     cubind_result = call_cublasLtCreate(lightHandle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 0), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 0), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -565,13 +569,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtCreate(cublasLtHandle_t *lightHan
 
 cublasStatus_t cubind_cublasLt_create(cublasLtHandle_t *lightHandle)
 {
-    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__cached(&slots[0]);
+    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__cached(&cubind__cublasLt_slots[0]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtCreate(lightHandle);
     cubind_status = cubind_fn(lightHandle);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 0, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -582,13 +586,13 @@ typedef cublasStatus_t (*cubind__cublasLtDestroy_fn)(cublasLtHandle_t lightHandl
 static cublasStatus_t call_cublasLtDestroy(cublasLtHandle_t lightHandle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols, 1, &cubind_unavailable);
+    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 1, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 1, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -600,7 +604,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtDestroy(cublasLtHandle_t lightH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtDestroy(lightHandle);
     cubind_result = call_cublasLtDestroy(lightHandle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 1), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 1), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -618,13 +622,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtDestroy(cublasLtHandle_t lightHan
 
 cublasStatus_t cubind_cublasLt_destroy(cublasLtHandle_t lightHandle)
 {
-    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__cached(&slots[1]);
+    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__cached(&cubind__cublasLt_slots[1]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtDestroy(lightHandle);
     cubind_status = cubind_fn(lightHandle);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 1, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -634,7 +638,7 @@ typedef const char *(*cubind__cublasLtGetStatusName_fn)(cublasStatus_t status);
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_get_status_name. */
 static const char *call_cublasLtGetStatusName(cublasStatus_t status)
 {
-    cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__resolve(&cubind__cublasLt_symbols, 2, NULL);
+    cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 2, NULL);
     if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(status);
@@ -648,7 +652,7 @@ static CUBIND_COLD const char *traced_cublasLtGetStatusName(cublasStatus_t statu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtGetStatusName(status);
     cubind_result = call_cublasLtGetStatusName(status);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 2), 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 2), 0)) {
         cubind__trace_enum(&cubind_call, "status", trace_enum_0((long long)status), (long long)status);
         cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -666,7 +670,7 @@ static CUBIND_COLD const char *slow_cublasLtGetStatusName(cublasStatus_t status)
 
 const char *cubind_cublasLt_get_status_name(cublasStatus_t status)
 {
-    cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__cached(&slots[2]);
+    cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__cached(&cubind__cublasLt_slots[2]);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtGetStatusName(status);
     return cubind_fn(status);
@@ -677,7 +681,7 @@ typedef const char *(*cubind__cublasLtGetStatusString_fn)(cublasStatus_t status)
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_get_status_string. */
 static const char *call_cublasLtGetStatusString(cublasStatus_t status)
 {
-    cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__resolve(&cubind__cublasLt_symbols, 3, NULL);
+    cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 3, NULL);
     if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(status);
@@ -691,7 +695,7 @@ static CUBIND_COLD const char *traced_cublasLtGetStatusString(cublasStatus_t sta
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtGetStatusString(status);
     cubind_result = call_cublasLtGetStatusString(status);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 3), 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 3), 0)) {
         cubind__trace_enum(&cubind_call, "status", trace_enum_0((long long)status), (long long)status);
         cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -709,7 +713,7 @@ static CUBIND_COLD const char *slow_cublasLtGetStatusString(cublasStatus_t statu
 
 const char *cubind_cublasLt_get_status_string(cublasStatus_t status)
 {
-    cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__cached(&slots[3]);
+    cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__cached(&cubind__cublasLt_slots[3]);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtGetStatusString(status);
     return cubind_fn(status);
@@ -720,7 +724,7 @@ typedef size_t (*cubind__cublasLtGetVersion_fn)(void);
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_get_version. */
 static size_t call_cublasLtGetVersion(void)
 {
-    cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__resolve(&cubind__cublasLt_symbols, 4, NULL);
+    cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 4, NULL);
     if (cubind_fn == NULL)
         return (size_t)0;
     return cubind_fn();
@@ -734,7 +738,7 @@ static CUBIND_COLD size_t traced_cublasLtGetVersion(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtGetVersion();
     cubind_result = call_cublasLtGetVersion();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 4), 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 4), 0)) {
         cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -751,7 +755,7 @@ static CUBIND_COLD size_t slow_cublasLtGetVersion(void)
 
 size_t cubind_cublasLt_get_version(void)
 {
-    cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__cached(&slots[4]);
+    cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__cached(&cubind__cublasLt_slots[4]);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtGetVersion();
     return cubind_fn();
@@ -762,7 +766,7 @@ typedef size_t (*cubind__cublasLtGetCudartVersion_fn)(void);
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_get_cudart_version. */
 static size_t call_cublasLtGetCudartVersion(void)
 {
-    cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__resolve(&cubind__cublasLt_symbols, 5, NULL);
+    cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 5, NULL);
     if (cubind_fn == NULL)
         return (size_t)0;
     return cubind_fn();
@@ -776,7 +780,7 @@ static CUBIND_COLD size_t traced_cublasLtGetCudartVersion(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtGetCudartVersion();
     cubind_result = call_cublasLtGetCudartVersion();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 5), 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 5), 0)) {
         cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -793,7 +797,7 @@ static CUBIND_COLD size_t slow_cublasLtGetCudartVersion(void)
 
 size_t cubind_cublasLt_get_cudart_version(void)
 {
-    cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__cached(&slots[5]);
+    cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__cached(&cubind__cublasLt_slots[5]);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtGetCudartVersion();
     return cubind_fn();
@@ -805,13 +809,13 @@ typedef cublasStatus_t (*cubind__cublasLtGetProperty_fn)(libraryPropertyType typ
 static cublasStatus_t call_cublasLtGetProperty(libraryPropertyType type, int *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__resolve(&cubind__cublasLt_symbols, 6, &cubind_unavailable);
+    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 6, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(type, value);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 6, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -823,7 +827,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtGetProperty(libraryPropertyType
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtGetProperty(type, value);
     cubind_result = call_cublasLtGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 6), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 6), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_1((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -842,13 +846,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtGetProperty(libraryPropertyType t
 
 cublasStatus_t cubind_cublasLt_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__cached(&slots[6]);
+    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__cached(&cubind__cublasLt_slots[6]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtGetProperty(type, value);
     cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 6, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -859,13 +863,13 @@ typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheGetCapacity_fn)(size_t *
 static cublasStatus_t call_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__resolve(&cubind__cublasLt_symbols, 7, &cubind_unavailable);
+    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 7, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(capacity);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 7, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -877,7 +881,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtHeuristicsCacheGetCapacity(size
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtHeuristicsCacheGetCapacity(capacity);
     cubind_result = call_cublasLtHeuristicsCacheGetCapacity(capacity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 7), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 7), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "capacity", (uintptr_t)capacity);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -895,13 +899,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheGetCapacity(size_t
 
 cublasStatus_t cubind_cublasLt_heuristics_cache_get_capacity(size_t *capacity)
 {
-    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__cached(&slots[7]);
+    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__cached(&cubind__cublasLt_slots[7]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtHeuristicsCacheGetCapacity(capacity);
     cubind_status = cubind_fn(capacity);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 7, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -912,13 +916,13 @@ typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheSetCapacity_fn)(size_t c
 static cublasStatus_t call_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__resolve(&cubind__cublasLt_symbols, 8, &cubind_unavailable);
+    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 8, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(capacity);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 8, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -930,7 +934,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtHeuristicsCacheSetCapacity(size
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtHeuristicsCacheSetCapacity(capacity);
     cubind_result = call_cublasLtHeuristicsCacheSetCapacity(capacity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 8), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 8), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_unsigned(&cubind_call, "capacity", (unsigned long long)capacity);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -948,13 +952,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheSetCapacity(size_t
 
 cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity(size_t capacity)
 {
-    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__cached(&slots[8]);
+    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__cached(&cubind__cublasLt_slots[8]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtHeuristicsCacheSetCapacity(capacity);
     cubind_status = cubind_fn(capacity);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 8, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -964,7 +968,7 @@ typedef unsigned int (*cubind__cublasLtDisableCpuInstructionsSetMask_fn)(unsigne
 /* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_disable_cpu_instructions_set_mask. */
 static unsigned int call_cublasLtDisableCpuInstructionsSetMask(unsigned int mask)
 {
-    cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols, 9, NULL);
+    cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 9, NULL);
     if (cubind_fn == NULL)
         return (unsigned int)0;
     return cubind_fn(mask);
@@ -978,7 +982,7 @@ static CUBIND_COLD unsigned int traced_cublasLtDisableCpuInstructionsSetMask(uns
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtDisableCpuInstructionsSetMask(mask);
     cubind_result = call_cublasLtDisableCpuInstructionsSetMask(mask);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 9), 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 9), 0)) {
         cubind__trace_unsigned(&cubind_call, "mask", (unsigned long long)mask);
         cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -996,7 +1000,7 @@ static CUBIND_COLD unsigned int slow_cublasLtDisableCpuInstructionsSetMask(unsig
 
 unsigned int cubind_cublasLt_disable_cpu_instructions_set_mask(unsigned int mask)
 {
-    cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__cached(&slots[9]);
+    cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__cached(&cubind__cublasLt_slots[9]);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtDisableCpuInstructionsSetMask(mask);
     return cubind_fn(mask);
@@ -1008,13 +1012,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmul_fn)(cublasLtHandle_t lightHandle
 static cublasStatus_t call_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__resolve(&cubind__cublasLt_symbols, 10, &cubind_unavailable);
+    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 10, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 10, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1026,7 +1030,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmul(cublasLtHandle_t lightHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     cubind_result = call_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 10), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 10), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_pointer(&cubind_call, "computeDesc", (uintptr_t)computeDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -1059,13 +1063,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmul(cublasLtHandle_t lightHand
 
 cublasStatus_t cubind_cublasLt_matmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
-    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__cached(&slots[10]);
+    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__cached(&cubind__cublasLt_slots[10]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 10, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1076,13 +1080,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixTransform_fn)(cublasLtHandle_t li
 static cublasStatus_t call_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__resolve(&cubind__cublasLt_symbols, 11, &cubind_unavailable);
+    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 11, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 11, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1094,7 +1098,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransform(cublasLtHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     cubind_result = call_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 11), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 11), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -1122,13 +1126,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransform(cublasLtHandle_t 
 
 cublasStatus_t cubind_cublasLt_matrix_transform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
-    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__cached(&slots[11]);
+    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__cached(&cubind__cublasLt_slots[11]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 11, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1139,13 +1143,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutInit_internal_fn)(cublasLtM
 static cublasStatus_t call_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols, 12, &cubind_unavailable);
+    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 12, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 12, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1157,7 +1161,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutInit_internal(cubla
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
     cubind_result = call_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 12), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 12), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_enum(&cubind_call, "type", trace_enum_2((long long)type), (long long)type);
@@ -1180,13 +1184,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutInit_internal(cublasL
 
 cublasStatus_t cubind_cublasLt_matrix_layout_init_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__cached(&slots[12]);
+    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__cached(&cubind__cublasLt_slots[12]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
     cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 12, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1197,13 +1201,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutCreate_fn)(cublasLtMatrixLa
 static cublasStatus_t call_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__resolve(&cubind__cublasLt_symbols, 13, &cubind_unavailable);
+    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 13, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 13, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1215,7 +1219,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutCreate(cublasLtMatr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
     cubind_result = call_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 13), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 13), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
         cubind__trace_enum(&cubind_call, "type", trace_enum_2((long long)type), (long long)type);
         cubind__trace_unsigned(&cubind_call, "rows", (unsigned long long)rows);
@@ -1237,13 +1241,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutCreate(cublasLtMatrix
 
 cublasStatus_t cubind_cublasLt_matrix_layout_create(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__cached(&slots[13]);
+    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__cached(&cubind__cublasLt_slots[13]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
     cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 13, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1254,13 +1258,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutDestroy_fn)(cublasLtMatrixL
 static cublasStatus_t call_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols, 14, &cubind_unavailable);
+    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 14, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matLayout);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 14, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 14, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1272,7 +1276,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutDestroy(cublasLtMat
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixLayoutDestroy(matLayout);
     cubind_result = call_cublasLtMatrixLayoutDestroy(matLayout);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 14), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 14), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1290,13 +1294,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutDestroy(cublasLtMatri
 
 cublasStatus_t cubind_cublasLt_matrix_layout_destroy(cublasLtMatrixLayout_t matLayout)
 {
-    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__cached(&slots[14]);
+    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__cached(&cubind__cublasLt_slots[14]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatrixLayoutDestroy(matLayout);
     cubind_status = cubind_fn(matLayout);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 14, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1307,13 +1311,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutSetAttribute_fn)(cublasLtMa
 static cublasStatus_t call_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols, 15, &cubind_unavailable);
+    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 15, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 15, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 15, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1325,7 +1329,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutSetAttribute(cublas
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
     cubind_result = call_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 15), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 15), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_3((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -1346,13 +1350,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutSetAttribute(cublasLt
 
 cublasStatus_t cubind_cublasLt_matrix_layout_set_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__cached(&slots[15]);
+    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[15]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
     cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 15, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1363,13 +1367,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutGetAttribute_fn)(cublasLtMa
 static cublasStatus_t call_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols, 16, &cubind_unavailable);
+    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 16, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 16, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 16, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1381,7 +1385,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutGetAttribute(cublas
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
     cubind_result = call_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 16), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 16), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_3((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -1403,13 +1407,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutGetAttribute(cublasLt
 
 cublasStatus_t cubind_cublasLt_matrix_layout_get_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__cached(&slots[16]);
+    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[16]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
     cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 16, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1420,13 +1424,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulDescInit_internal_fn)(cublasLtMat
 static cublasStatus_t call_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols, 17, &cubind_unavailable);
+    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 17, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 17, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1438,7 +1442,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescInit_internal(cublasL
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
     cubind_result = call_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 17), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 17), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
@@ -1459,13 +1463,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescInit_internal(cublasLtM
 
 cublasStatus_t cubind_cublasLt_matmul_desc_init_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__cached(&slots[17]);
+    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__cached(&cubind__cublasLt_slots[17]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
     cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 17, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1476,13 +1480,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulDescCreate_fn)(cublasLtMatmulDesc
 static cublasStatus_t call_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols, 18, &cubind_unavailable);
+    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 18, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 18, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1494,7 +1498,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescCreate(cublasLtMatmul
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
     cubind_result = call_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 18), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 18), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
         cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
         cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
@@ -1514,13 +1518,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescCreate(cublasLtMatmulDe
 
 cublasStatus_t cubind_cublasLt_matmul_desc_create(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__cached(&slots[18]);
+    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__cached(&cubind__cublasLt_slots[18]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
     cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 18, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1531,13 +1535,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulDescDestroy_fn)(cublasLtMatmulDes
 static cublasStatus_t call_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols, 19, &cubind_unavailable);
+    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 19, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matmulDesc);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 19, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 19, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1549,7 +1553,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescDestroy(cublasLtMatmu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulDescDestroy(matmulDesc);
     cubind_result = call_cublasLtMatmulDescDestroy(matmulDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 19), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 19), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1567,13 +1571,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescDestroy(cublasLtMatmulD
 
 cublasStatus_t cubind_cublasLt_matmul_desc_destroy(cublasLtMatmulDesc_t matmulDesc)
 {
-    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__cached(&slots[19]);
+    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__cached(&cubind__cublasLt_slots[19]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulDescDestroy(matmulDesc);
     cubind_status = cubind_fn(matmulDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 19, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1584,13 +1588,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulDescSetAttribute_fn)(cublasLtMatm
 static cublasStatus_t call_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols, 20, &cubind_unavailable);
+    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 20, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 20, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 20, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1602,7 +1606,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescSetAttribute(cublasLt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
     cubind_result = call_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 20), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 20), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_5((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -1623,13 +1627,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescSetAttribute(cublasLtMa
 
 cublasStatus_t cubind_cublasLt_matmul_desc_set_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__cached(&slots[20]);
+    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[20]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
     cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 20, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1640,13 +1644,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulDescGetAttribute_fn)(cublasLtMatm
 static cublasStatus_t call_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols, 21, &cubind_unavailable);
+    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 21, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 21, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 21, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1658,7 +1662,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescGetAttribute(cublasLt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     cubind_result = call_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 21), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 21), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_5((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -1680,13 +1684,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescGetAttribute(cublasLtMa
 
 cublasStatus_t cubind_cublasLt_matmul_desc_get_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__cached(&slots[21]);
+    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[21]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 21, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1697,13 +1701,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescInit_internal_fn)(cu
 static cublasStatus_t call_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols, 22, &cubind_unavailable);
+    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 22, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc, size, scaleType);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 22, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 22, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1715,7 +1719,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescInit_interna
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
     cubind_result = call_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 22), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 22), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
@@ -1735,13 +1739,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescInit_internal(
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_init_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
-    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__cached(&slots[22]);
+    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__cached(&cubind__cublasLt_slots[22]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
     cubind_status = cubind_fn(transformDesc, size, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 22, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1752,13 +1756,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescCreate_fn)(cublasLtM
 static cublasStatus_t call_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols, 23, &cubind_unavailable);
+    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 23, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc, scaleType);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 23, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 23, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1770,7 +1774,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescCreate(cubla
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
     cubind_result = call_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 23), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 23), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1789,13 +1793,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescCreate(cublasL
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_create(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
-    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__cached(&slots[23]);
+    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__cached(&cubind__cublasLt_slots[23]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
     cubind_status = cubind_fn(transformDesc, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 23, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1806,13 +1810,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescDestroy_fn)(cublasLt
 static cublasStatus_t call_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols, 24, &cubind_unavailable);
+    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 24, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 24, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 24, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1824,7 +1828,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescDestroy(cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixTransformDescDestroy(transformDesc);
     cubind_result = call_cublasLtMatrixTransformDescDestroy(transformDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 24), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 24), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1842,13 +1846,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescDestroy(cublas
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_destroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
-    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__cached(&slots[24]);
+    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__cached(&cubind__cublasLt_slots[24]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatrixTransformDescDestroy(transformDesc);
     cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 24, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1859,13 +1863,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescSetAttribute_fn)(cub
 static cublasStatus_t call_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols, 25, &cubind_unavailable);
+    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 25, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 25, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 25, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1877,7 +1881,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescSetAttribute
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
     cubind_result = call_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 25), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 25), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_6((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -1898,13 +1902,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescSetAttribute(c
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_set_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__cached(&slots[25]);
+    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[25]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
     cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 25, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1915,13 +1919,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescGetAttribute_fn)(cub
 static cublasStatus_t call_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols, 26, &cubind_unavailable);
+    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 26, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 26, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 26, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1933,7 +1937,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescGetAttribute
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     cubind_result = call_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 26), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 26), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_6((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -1955,13 +1959,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescGetAttribute(c
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_get_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__cached(&slots[26]);
+    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[26]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 26, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1972,13 +1976,13 @@ typedef cublasStatus_t (*cubind__cublasLtEmulationDescInit_internal_fn)(cublasLt
 static cublasStatus_t call_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols, 27, &cubind_unavailable);
+    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 27, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(emulationDesc, size);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 27, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 27, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1990,7 +1994,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescInit_internal(cubl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtEmulationDescInit_internal(emulationDesc, size);
     cubind_result = call_cublasLtEmulationDescInit_internal(emulationDesc, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 27), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 27), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2009,13 +2013,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescInit_internal(cublas
 
 cublasStatus_t cubind_cublasLt_emulation_desc_init_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
-    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__cached(&slots[27]);
+    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__cached(&cubind__cublasLt_slots[27]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtEmulationDescInit_internal(emulationDesc, size);
     cubind_status = cubind_fn(emulationDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 27, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2026,13 +2030,13 @@ typedef cublasStatus_t (*cubind__cublasLtEmulationDescCreate_fn)(cublasLtEmulati
 static cublasStatus_t call_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols, 28, &cubind_unavailable);
+    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 28, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(emulationDesc);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 28, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 28, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2044,7 +2048,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescCreate(cublasLtEmu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtEmulationDescCreate(emulationDesc);
     cubind_result = call_cublasLtEmulationDescCreate(emulationDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 28), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 28), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2062,13 +2066,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescCreate(cublasLtEmula
 
 cublasStatus_t cubind_cublasLt_emulation_desc_create(cublasLtEmulationDesc_t *emulationDesc)
 {
-    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__cached(&slots[28]);
+    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__cached(&cubind__cublasLt_slots[28]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtEmulationDescCreate(emulationDesc);
     cubind_status = cubind_fn(emulationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 28, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2079,13 +2083,13 @@ typedef cublasStatus_t (*cubind__cublasLtEmulationDescDestroy_fn)(cublasLtEmulat
 static cublasStatus_t call_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols, 29, &cubind_unavailable);
+    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 29, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(emulationDesc);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 29, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 29, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2097,7 +2101,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescDestroy(cublasLtEm
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtEmulationDescDestroy(emulationDesc);
     cubind_result = call_cublasLtEmulationDescDestroy(emulationDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 29), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 29), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2115,13 +2119,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescDestroy(cublasLtEmul
 
 cublasStatus_t cubind_cublasLt_emulation_desc_destroy(cublasLtEmulationDesc_t emulationDesc)
 {
-    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__cached(&slots[29]);
+    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__cached(&cubind__cublasLt_slots[29]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtEmulationDescDestroy(emulationDesc);
     cubind_status = cubind_fn(emulationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 29, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2132,13 +2136,13 @@ typedef cublasStatus_t (*cubind__cublasLtEmulationDescSetAttribute_fn)(cublasLtE
 static cublasStatus_t call_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols, 30, &cubind_unavailable);
+    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 30, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 30, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 30, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2150,7 +2154,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescSetAttribute(cubla
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
     cubind_result = call_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 30), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 30), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_7((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -2171,13 +2175,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescSetAttribute(cublasL
 
 cublasStatus_t cubind_cublasLt_emulation_desc_set_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__cached(&slots[30]);
+    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[30]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
     cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 30, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2188,13 +2192,13 @@ typedef cublasStatus_t (*cubind__cublasLtEmulationDescGetAttribute_fn)(cublasLtE
 static cublasStatus_t call_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols, 31, &cubind_unavailable);
+    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 31, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 31, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 31, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2206,7 +2210,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescGetAttribute(cubla
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     cubind_result = call_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 31), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 31), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_7((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -2228,13 +2232,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescGetAttribute(cublasL
 
 cublasStatus_t cubind_cublasLt_emulation_desc_get_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__cached(&slots[31]);
+    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[31]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 31, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2245,13 +2249,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceInit_internal_fn)(cubla
 static cublasStatus_t call_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols, 32, &cubind_unavailable);
+    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 32, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(pref, size);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 32, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 32, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2263,7 +2267,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceInit_internal(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulPreferenceInit_internal(pref, size);
     cubind_result = call_cublasLtMatmulPreferenceInit_internal(pref, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 32), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 32), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2282,13 +2286,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceInit_internal(cub
 
 cublasStatus_t cubind_cublasLt_matmul_preference_init_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
-    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__cached(&slots[32]);
+    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__cached(&cubind__cublasLt_slots[32]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulPreferenceInit_internal(pref, size);
     cubind_status = cubind_fn(pref, size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 32, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2299,13 +2303,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceCreate_fn)(cublasLtMatm
 static cublasStatus_t call_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__resolve(&cubind__cublasLt_symbols, 33, &cubind_unavailable);
+    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 33, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(pref);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 33, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 33, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2317,7 +2321,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceCreate(cublasLt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulPreferenceCreate(pref);
     cubind_result = call_cublasLtMatmulPreferenceCreate(pref);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 33), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 33), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2335,13 +2339,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceCreate(cublasLtMa
 
 cublasStatus_t cubind_cublasLt_matmul_preference_create(cublasLtMatmulPreference_t *pref)
 {
-    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__cached(&slots[33]);
+    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__cached(&cubind__cublasLt_slots[33]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulPreferenceCreate(pref);
     cubind_status = cubind_fn(pref);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 33, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2352,13 +2356,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceDestroy_fn)(cublasLtMat
 static cublasStatus_t call_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols, 34, &cubind_unavailable);
+    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 34, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(pref);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 34, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 34, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2370,7 +2374,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceDestroy(cublasL
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulPreferenceDestroy(pref);
     cubind_result = call_cublasLtMatmulPreferenceDestroy(pref);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 34), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 34), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2388,13 +2392,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceDestroy(cublasLtM
 
 cublasStatus_t cubind_cublasLt_matmul_preference_destroy(cublasLtMatmulPreference_t pref)
 {
-    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__cached(&slots[34]);
+    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__cached(&cubind__cublasLt_slots[34]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulPreferenceDestroy(pref);
     cubind_status = cubind_fn(pref);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 34, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2405,13 +2409,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceSetAttribute_fn)(cublas
 static cublasStatus_t call_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols, 35, &cubind_unavailable);
+    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 35, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 35, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 35, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2423,7 +2427,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceSetAttribute(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
     cubind_result = call_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 35), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 35), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -2444,13 +2448,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceSetAttribute(cubl
 
 cublasStatus_t cubind_cublasLt_matmul_preference_set_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__cached(&slots[35]);
+    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[35]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
     cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 35, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2461,13 +2465,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceGetAttribute_fn)(cublas
 static cublasStatus_t call_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols, 36, &cubind_unavailable);
+    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 36, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 36, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 36, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2479,7 +2483,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceGetAttribute(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
     cubind_result = call_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 36), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 36), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -2501,13 +2505,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceGetAttribute(cubl
 
 cublasStatus_t cubind_cublasLt_matmul_preference_get_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__cached(&slots[36]);
+    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[36]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
     cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 36, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2518,13 +2522,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetHeuristic_fn)(cublasLtHand
 static cublasStatus_t call_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__resolve(&cubind__cublasLt_symbols, 37, &cubind_unavailable);
+    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 37, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 37, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 37, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2536,7 +2540,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoGetHeuristic(cublasLt
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     cubind_result = call_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 37), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 37), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_pointer(&cubind_call, "operationDesc", (uintptr_t)operationDesc);
         cubind__trace_pointer(&cubind_call, "Adesc", (uintptr_t)Adesc);
@@ -2563,13 +2567,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetHeuristic(cublasLtHa
 
 cublasStatus_t cubind_cublasLt_matmul_algo_get_heuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
-    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__cached(&slots[37]);
+    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__cached(&cubind__cublasLt_slots[37]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 37, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2580,13 +2584,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetIds_fn)(cublasLtHandle_t l
 static cublasStatus_t call_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__resolve(&cubind__cublasLt_symbols, 38, &cubind_unavailable);
+    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 38, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 38, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 38, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2598,7 +2602,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoGetIds(cublasLtHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     cubind_result = call_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 38), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 38), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
         cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
@@ -2625,13 +2629,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetIds(cublasLtHandle_t
 
 cublasStatus_t cubind_cublasLt_matmul_algo_get_ids(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
-    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__cached(&slots[38]);
+    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__cached(&cubind__cublasLt_slots[38]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 38, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2642,13 +2646,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoInit_fn)(cublasLtHandle_t lig
 static cublasStatus_t call_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__resolve(&cubind__cublasLt_symbols, 39, &cubind_unavailable);
+    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 39, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 39, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 39, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2660,7 +2664,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoInit(cublasLtHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     cubind_result = call_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 39), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 39), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
         cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
@@ -2686,13 +2690,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoInit(cublasLtHandle_t l
 
 cublasStatus_t cubind_cublasLt_matmul_algo_init(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
-    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__cached(&slots[39]);
+    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__cached(&cubind__cublasLt_slots[39]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 39, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2703,13 +2707,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCheck_fn)(cublasLtHandle_t li
 static cublasStatus_t call_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__resolve(&cubind__cublasLt_symbols, 40, &cubind_unavailable);
+    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 40, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 40, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 40, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2721,7 +2725,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoCheck(cublasLtHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     cubind_result = call_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 40), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 40), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
         cubind__trace_pointer(&cubind_call, "operationDesc", (uintptr_t)operationDesc);
         cubind__trace_pointer(&cubind_call, "Adesc", (uintptr_t)Adesc);
@@ -2746,13 +2750,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCheck(cublasLtHandle_t 
 
 cublasStatus_t cubind_cublasLt_matmul_algo_check(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
-    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__cached(&slots[40]);
+    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__cached(&cubind__cublasLt_slots[40]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 40, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2763,13 +2767,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCapGetAttribute_fn)(const cub
 static cublasStatus_t call_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols, 41, &cubind_unavailable);
+    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 41, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 41, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 41, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2781,7 +2785,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoCapGetAttribute(const
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
     cubind_result = call_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 41), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 41), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_9((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -2803,13 +2807,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCapGetAttribute(const c
 
 cublasStatus_t cubind_cublasLt_matmul_algo_cap_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__cached(&slots[41]);
+    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[41]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
     cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 41, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2820,13 +2824,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)(cublas
 static cublasStatus_t call_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols, 42, &cubind_unavailable);
+    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 42, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 42, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 42, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2838,7 +2842,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoConfigSetAttribute(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
     cubind_result = call_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 42), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 42), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_10((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -2859,13 +2863,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigSetAttribute(cubl
 
 cublasStatus_t cubind_cublasLt_matmul_algo_config_set_attribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__cached(&slots[42]);
+    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[42]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
     cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 42, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2876,13 +2880,13 @@ typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)(const 
 static cublasStatus_t call_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols, 43, &cubind_unavailable);
+    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 43, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 43, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 43, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2894,7 +2898,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoConfigGetAttribute(co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
     cubind_result = call_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 43), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 43), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
         cubind__trace_enum(&cubind_call, "attr", trace_enum_10((long long)attr), (long long)attr);
         cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
@@ -2916,13 +2920,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigGetAttribute(cons
 
 cublasStatus_t cubind_cublasLt_matmul_algo_config_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__cached(&slots[43]);
+    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__cached(&cubind__cublasLt_slots[43]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
     cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 43, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2933,13 +2937,13 @@ typedef cublasStatus_t (*cubind__cublasLtLoggerSetCallback_fn)(cublasLtLoggerCal
 static cublasStatus_t call_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__resolve(&cubind__cublasLt_symbols, 44, &cubind_unavailable);
+    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 44, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(callback);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 44, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 44, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2951,7 +2955,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetCallback(cublasLtLogge
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtLoggerSetCallback(callback);
     cubind_result = call_cublasLtLoggerSetCallback(callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 44), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 44), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2969,13 +2973,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetCallback(cublasLtLoggerC
 
 cublasStatus_t cubind_cublasLt_logger_set_callback(cublasLtLoggerCallback_t callback)
 {
-    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__cached(&slots[44]);
+    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__cached(&cubind__cublasLt_slots[44]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtLoggerSetCallback(callback);
     cubind_status = cubind_fn(callback);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 44, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2986,13 +2990,13 @@ typedef cublasStatus_t (*cubind__cublasLtLoggerSetFile_fn)(FILE *file);
 static cublasStatus_t call_cublasLtLoggerSetFile(FILE *file)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__resolve(&cubind__cublasLt_symbols, 45, &cubind_unavailable);
+    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 45, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(file);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 45, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 45, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3004,7 +3008,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetFile(FILE *file)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtLoggerSetFile(file);
     cubind_result = call_cublasLtLoggerSetFile(file);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 45), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 45), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "file", (uintptr_t)file);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3022,13 +3026,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetFile(FILE *file)
 
 cublasStatus_t cubind_cublasLt_logger_set_file(FILE *file)
 {
-    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__cached(&slots[45]);
+    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__cached(&cubind__cublasLt_slots[45]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtLoggerSetFile(file);
     cubind_status = cubind_fn(file);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 45, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3039,13 +3043,13 @@ typedef cublasStatus_t (*cubind__cublasLtLoggerOpenFile_fn)(const char *logFile)
 static cublasStatus_t call_cublasLtLoggerOpenFile(const char *logFile)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__resolve(&cubind__cublasLt_symbols, 46, &cubind_unavailable);
+    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 46, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(logFile);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 46, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 46, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3057,7 +3061,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerOpenFile(const char *logF
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtLoggerOpenFile(logFile);
     cubind_result = call_cublasLtLoggerOpenFile(logFile);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 46), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 46), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "logFile", (uintptr_t)logFile);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3075,13 +3079,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerOpenFile(const char *logFil
 
 cublasStatus_t cubind_cublasLt_logger_open_file(const char *logFile)
 {
-    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__cached(&slots[46]);
+    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__cached(&cubind__cublasLt_slots[46]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtLoggerOpenFile(logFile);
     cubind_status = cubind_fn(logFile);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 46, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3092,13 +3096,13 @@ typedef cublasStatus_t (*cubind__cublasLtLoggerSetLevel_fn)(int level);
 static cublasStatus_t call_cublasLtLoggerSetLevel(int level)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__resolve(&cubind__cublasLt_symbols, 47, &cubind_unavailable);
+    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 47, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(level);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 47, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 47, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3110,7 +3114,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetLevel(int level)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtLoggerSetLevel(level);
     cubind_result = call_cublasLtLoggerSetLevel(level);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 47), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 47), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "level", (long long)level);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3128,13 +3132,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetLevel(int level)
 
 cublasStatus_t cubind_cublasLt_logger_set_level(int level)
 {
-    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__cached(&slots[47]);
+    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__cached(&cubind__cublasLt_slots[47]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtLoggerSetLevel(level);
     cubind_status = cubind_fn(level);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 47, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3145,13 +3149,13 @@ typedef cublasStatus_t (*cubind__cublasLtLoggerSetMask_fn)(int mask);
 static cublasStatus_t call_cublasLtLoggerSetMask(int mask)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols, 48, &cubind_unavailable);
+    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 48, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(mask);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 48, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 48, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3163,7 +3167,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetMask(int mask)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtLoggerSetMask(mask);
     cubind_result = call_cublasLtLoggerSetMask(mask);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 48), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 48), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "mask", (long long)mask);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3181,13 +3185,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetMask(int mask)
 
 cublasStatus_t cubind_cublasLt_logger_set_mask(int mask)
 {
-    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__cached(&slots[48]);
+    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__cached(&cubind__cublasLt_slots[48]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtLoggerSetMask(mask);
     cubind_status = cubind_fn(mask);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 48, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3198,13 +3202,13 @@ typedef cublasStatus_t (*cubind__cublasLtLoggerForceDisable_fn)(void);
 static cublasStatus_t call_cublasLtLoggerForceDisable(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__resolve(&cubind__cublasLt_symbols, 49, &cubind_unavailable);
+    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 49, &cubind_unavailable);
     cublasStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cublasStatus_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 49, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 49, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3216,7 +3220,7 @@ static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerForceDisable(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
         return call_cublasLtLoggerForceDisable();
     cubind_result = call_cublasLtLoggerForceDisable();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols, 49), cubind_result != CUBLAS_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 49), cubind_result != CUBLAS_STATUS_SUCCESS)) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -3233,13 +3237,13 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerForceDisable(void)
 
 cublasStatus_t cubind_cublasLt_logger_force_disable(void)
 {
-    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__cached(&slots[49]);
+    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__cached(&cubind__cublasLt_slots[49]);
     cublasStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cublasLtLoggerForceDisable();
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols, 49, (int)cubind_status);
+        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

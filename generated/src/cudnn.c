@@ -16,1123 +16,1127 @@
 
 #define SYMBOL_COUNT 220
 
-static cubind__slot slots[SYMBOL_COUNT];
-static cubind__slot traced_slots[SYMBOL_COUNT];
+/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+ * (handed to the loader by cubind__slots, generated/src/libraries.c). */
+cubind__slot cubind__cudnn_slots[2 * SYMBOL_COUNT];
 
-/* Every name of the library, one member each: the table below holds their offsets, so it
- * is read-only and needs no relocation when libcubind is loaded. */
-static const struct names {
-    char symbol_cudnnGetVersion[16];
-    char wrapper_cubind_cudnn_get_version[25];
-    char symbol_cudnnGetMaxDeviceVersion[25];
-    char wrapper_cubind_cudnn_get_max_device_version[36];
-    char symbol_cudnnGetCudartVersion[22];
-    char wrapper_cubind_cudnn_get_cudart_version[32];
-    char symbol_cudnnGetErrorString[20];
-    char wrapper_cubind_cudnn_get_error_string[30];
-    char symbol_cudnnGetLastErrorString[24];
-    char wrapper_cubind_cudnn_get_last_error_string[35];
-    char symbol_cudnnQueryRuntimeError[23];
-    char wrapper_cubind_cudnn_query_runtime_error[33];
-    char symbol_cudnnGetProperty[17];
-    char wrapper_cubind_cudnn_get_property[26];
-    char symbol_cudnnCreate[12];
-    char wrapper_cubind_cudnn_create[20];
-    char symbol_cudnnDestroy[13];
-    char wrapper_cubind_cudnn_destroy[21];
-    char symbol_cudnnSetStream[15];
-    char wrapper_cubind_cudnn_set_stream[24];
-    char symbol_cudnnGetStream[15];
-    char wrapper_cubind_cudnn_get_stream[24];
-    char symbol_cudnnSetCallback[17];
-    char wrapper_cubind_cudnn_set_callback[26];
-    char symbol_cudnnGetCallback[17];
-    char wrapper_cubind_cudnn_get_callback[26];
-    char symbol_cudnnGraphVersionCheck[23];
-    char wrapper_cubind_cudnn_graph_version_check[33];
-    char symbol_cudnnBackendCreateDescriptor[29];
-    char wrapper_cubind_cudnn_backend_create_descriptor[39];
-    char symbol_cudnnBackendDestroyDescriptor[30];
-    char wrapper_cubind_cudnn_backend_destroy_descriptor[40];
-    char symbol_cudnnBackendInitialize[23];
-    char wrapper_cubind_cudnn_backend_initialize[32];
-    char symbol_cudnnBackendFinalize[21];
-    char wrapper_cubind_cudnn_backend_finalize[30];
-    char symbol_cudnnBackendSetAttribute[25];
-    char wrapper_cubind_cudnn_backend_set_attribute[35];
-    char symbol_cudnnBackendGetAttribute[25];
-    char wrapper_cubind_cudnn_backend_get_attribute[35];
-    char symbol_cudnnBackendExecute[20];
-    char wrapper_cubind_cudnn_backend_execute[29];
-    char symbol_cudnnBackendPopulateCudaGraph[30];
-    char wrapper_cubind_cudnn_backend_populate_cuda_graph[41];
-    char symbol_cudnnBackendUpdateCudaGraph[28];
-    char wrapper_cubind_cudnn_backend_update_cuda_graph[39];
-    char symbol_cudnnCreateTensorDescriptor[28];
-    char wrapper_cubind_cudnn_create_tensor_descriptor[38];
-    char symbol_cudnnSetTensor4dDescriptor[27];
-    char wrapper_cubind_cudnn_set_tensor4d_descriptor[37];
-    char symbol_cudnnSetTensor4dDescriptorEx[29];
-    char wrapper_cubind_cudnn_set_tensor4d_descriptor_ex[40];
-    char symbol_cudnnGetTensor4dDescriptor[27];
-    char wrapper_cubind_cudnn_get_tensor4d_descriptor[37];
-    char symbol_cudnnSetTensorNdDescriptor[27];
-    char wrapper_cubind_cudnn_set_tensor_nd_descriptor[38];
-    char symbol_cudnnSetTensorNdDescriptorEx[29];
-    char wrapper_cubind_cudnn_set_tensor_nd_descriptor_ex[41];
-    char symbol_cudnnGetTensorNdDescriptor[27];
-    char wrapper_cubind_cudnn_get_tensor_nd_descriptor[38];
-    char symbol_cudnnGetTensorSizeInBytes[26];
-    char wrapper_cubind_cudnn_get_tensor_size_in_bytes[38];
-    char symbol_cudnnDestroyTensorDescriptor[29];
-    char wrapper_cubind_cudnn_destroy_tensor_descriptor[39];
-    char symbol_cudnnInitTransformDest[23];
-    char wrapper_cubind_cudnn_init_transform_dest[33];
-    char symbol_cudnnCreateTensorTransformDescriptor[37];
-    char wrapper_cubind_cudnn_create_tensor_transform_descriptor[48];
-    char symbol_cudnnSetTensorTransformDescriptor[34];
-    char wrapper_cubind_cudnn_set_tensor_transform_descriptor[45];
-    char symbol_cudnnGetTensorTransformDescriptor[34];
-    char wrapper_cubind_cudnn_get_tensor_transform_descriptor[45];
-    char symbol_cudnnDestroyTensorTransformDescriptor[38];
-    char wrapper_cubind_cudnn_destroy_tensor_transform_descriptor[49];
-    char symbol_cudnnTransformTensor[21];
-    char wrapper_cubind_cudnn_transform_tensor[30];
-    char symbol_cudnnTransformTensorEx[23];
-    char wrapper_cubind_cudnn_transform_tensor_ex[33];
-    char symbol_cudnnAddTensor[15];
-    char wrapper_cubind_cudnn_add_tensor[24];
-    char symbol_cudnnCreateOpTensorDescriptor[30];
-    char wrapper_cubind_cudnn_create_op_tensor_descriptor[41];
-    char symbol_cudnnSetOpTensorDescriptor[27];
-    char wrapper_cubind_cudnn_set_op_tensor_descriptor[38];
-    char symbol_cudnnGetOpTensorDescriptor[27];
-    char wrapper_cubind_cudnn_get_op_tensor_descriptor[38];
-    char symbol_cudnnDestroyOpTensorDescriptor[31];
-    char wrapper_cubind_cudnn_destroy_op_tensor_descriptor[42];
-    char symbol_cudnnOpTensor[14];
-    char wrapper_cubind_cudnn_op_tensor[23];
-    char symbol_cudnnCreateReduceTensorDescriptor[34];
-    char wrapper_cubind_cudnn_create_reduce_tensor_descriptor[45];
-    char symbol_cudnnSetReduceTensorDescriptor[31];
-    char wrapper_cubind_cudnn_set_reduce_tensor_descriptor[42];
-    char symbol_cudnnGetReduceTensorDescriptor[31];
-    char wrapper_cubind_cudnn_get_reduce_tensor_descriptor[42];
-    char symbol_cudnnDestroyReduceTensorDescriptor[35];
-    char wrapper_cubind_cudnn_destroy_reduce_tensor_descriptor[46];
-    char symbol_cudnnGetReductionIndicesSize[29];
-    char wrapper_cubind_cudnn_get_reduction_indices_size[40];
-    char symbol_cudnnGetReductionWorkspaceSize[31];
-    char wrapper_cubind_cudnn_get_reduction_workspace_size[42];
-    char symbol_cudnnReduceTensor[18];
-    char wrapper_cubind_cudnn_reduce_tensor[27];
-    char symbol_cudnnSetTensor[15];
-    char wrapper_cubind_cudnn_set_tensor[24];
-    char symbol_cudnnScaleTensor[17];
-    char wrapper_cubind_cudnn_scale_tensor[26];
-    char symbol_cudnnCreateFilterDescriptor[28];
-    char wrapper_cubind_cudnn_create_filter_descriptor[38];
-    char symbol_cudnnSetFilter4dDescriptor[27];
-    char wrapper_cubind_cudnn_set_filter4d_descriptor[37];
-    char symbol_cudnnGetFilter4dDescriptor[27];
-    char wrapper_cubind_cudnn_get_filter4d_descriptor[37];
-    char symbol_cudnnSetFilterNdDescriptor[27];
-    char wrapper_cubind_cudnn_set_filter_nd_descriptor[38];
-    char symbol_cudnnGetFilterNdDescriptor[27];
-    char wrapper_cubind_cudnn_get_filter_nd_descriptor[38];
-    char symbol_cudnnGetFilterSizeInBytes[26];
-    char wrapper_cubind_cudnn_get_filter_size_in_bytes[38];
-    char symbol_cudnnTransformFilter[21];
-    char wrapper_cubind_cudnn_transform_filter[30];
-    char symbol_cudnnDestroyFilterDescriptor[29];
-    char wrapper_cubind_cudnn_destroy_filter_descriptor[39];
-    char symbol_cudnnSoftmaxForward[20];
-    char wrapper_cubind_cudnn_softmax_forward[29];
-    char symbol_cudnnCreatePoolingDescriptor[29];
-    char wrapper_cubind_cudnn_create_pooling_descriptor[39];
-    char symbol_cudnnSetPooling2dDescriptor[28];
-    char wrapper_cubind_cudnn_set_pooling2d_descriptor[38];
-    char symbol_cudnnGetPooling2dDescriptor[28];
-    char wrapper_cubind_cudnn_get_pooling2d_descriptor[38];
-    char symbol_cudnnSetPoolingNdDescriptor[28];
-    char wrapper_cubind_cudnn_set_pooling_nd_descriptor[39];
-    char symbol_cudnnGetPoolingNdDescriptor[28];
-    char wrapper_cubind_cudnn_get_pooling_nd_descriptor[39];
-    char symbol_cudnnGetPoolingNdForwardOutputDim[34];
-    char wrapper_cubind_cudnn_get_pooling_nd_forward_output_dim[47];
-    char symbol_cudnnGetPooling2dForwardOutputDim[34];
-    char wrapper_cubind_cudnn_get_pooling2d_forward_output_dim[46];
-    char symbol_cudnnDestroyPoolingDescriptor[30];
-    char wrapper_cubind_cudnn_destroy_pooling_descriptor[40];
-    char symbol_cudnnPoolingForward[20];
-    char wrapper_cubind_cudnn_pooling_forward[29];
-    char symbol_cudnnCreateActivationDescriptor[32];
-    char wrapper_cubind_cudnn_create_activation_descriptor[42];
-    char symbol_cudnnSetActivationDescriptor[29];
-    char wrapper_cubind_cudnn_set_activation_descriptor[39];
-    char symbol_cudnnGetActivationDescriptor[29];
-    char wrapper_cubind_cudnn_get_activation_descriptor[39];
-    char symbol_cudnnSetActivationDescriptorSwishBeta[38];
-    char wrapper_cubind_cudnn_set_activation_descriptor_swish_beta[50];
-    char symbol_cudnnGetActivationDescriptorSwishBeta[38];
-    char wrapper_cubind_cudnn_get_activation_descriptor_swish_beta[50];
-    char symbol_cudnnDestroyActivationDescriptor[33];
-    char wrapper_cubind_cudnn_destroy_activation_descriptor[43];
-    char symbol_cudnnActivationForward[23];
-    char wrapper_cubind_cudnn_activation_forward[32];
-    char symbol_cudnnCreateLRNDescriptor[25];
-    char wrapper_cubind_cudnn_create_lrn_descriptor[35];
-    char symbol_cudnnSetLRNDescriptor[22];
-    char wrapper_cubind_cudnn_set_lrn_descriptor[32];
-    char symbol_cudnnGetLRNDescriptor[22];
-    char wrapper_cubind_cudnn_get_lrn_descriptor[32];
-    char symbol_cudnnDestroyLRNDescriptor[26];
-    char wrapper_cubind_cudnn_destroy_lrn_descriptor[36];
-    char symbol_cudnnLRNCrossChannelForward[28];
-    char wrapper_cubind_cudnn_lrn_cross_channel_forward[39];
-    char symbol_cudnnDivisiveNormalizationForward[34];
-    char wrapper_cubind_cudnn_divisive_normalization_forward[44];
-    char symbol_cudnnDeriveBNTensorDescriptor[30];
-    char wrapper_cubind_cudnn_derive_bn_tensor_descriptor[41];
-    char symbol_cudnnBatchNormalizationForwardInference[40];
-    char wrapper_cubind_cudnn_batch_normalization_forward_inference[51];
-    char symbol_cudnnDeriveNormTensorDescriptor[32];
-    char wrapper_cubind_cudnn_derive_norm_tensor_descriptor[43];
-    char symbol_cudnnNormalizationForwardInference[35];
-    char wrapper_cubind_cudnn_normalization_forward_inference[45];
-    char symbol_cudnnCreateSpatialTransformerDescriptor[40];
-    char wrapper_cubind_cudnn_create_spatial_transformer_descriptor[51];
-    char symbol_cudnnSetSpatialTransformerNdDescriptor[39];
-    char wrapper_cubind_cudnn_set_spatial_transformer_nd_descriptor[51];
-    char symbol_cudnnDestroySpatialTransformerDescriptor[41];
-    char wrapper_cubind_cudnn_destroy_spatial_transformer_descriptor[52];
-    char symbol_cudnnSpatialTfGridGeneratorForward[35];
-    char wrapper_cubind_cudnn_spatial_tf_grid_generator_forward[47];
-    char symbol_cudnnSpatialTfSamplerForward[29];
-    char wrapper_cubind_cudnn_spatial_tf_sampler_forward[40];
-    char symbol_cudnnCreateDropoutDescriptor[29];
-    char wrapper_cubind_cudnn_create_dropout_descriptor[39];
-    char symbol_cudnnDestroyDropoutDescriptor[30];
-    char wrapper_cubind_cudnn_destroy_dropout_descriptor[40];
-    char symbol_cudnnDropoutGetStatesSize[26];
-    char wrapper_cubind_cudnn_dropout_get_states_size[37];
-    char symbol_cudnnDropoutGetReserveSpaceSize[32];
-    char wrapper_cubind_cudnn_dropout_get_reserve_space_size[44];
-    char symbol_cudnnSetDropoutDescriptor[26];
-    char wrapper_cubind_cudnn_set_dropout_descriptor[36];
-    char symbol_cudnnRestoreDropoutDescriptor[30];
-    char wrapper_cubind_cudnn_restore_dropout_descriptor[40];
-    char symbol_cudnnGetDropoutDescriptor[26];
-    char wrapper_cubind_cudnn_get_dropout_descriptor[36];
-    char symbol_cudnnDropoutForward[20];
-    char wrapper_cubind_cudnn_dropout_forward[29];
-    char symbol_cudnnOpsVersionCheck[21];
-    char wrapper_cubind_cudnn_ops_version_check[31];
-    char symbol_cudnnSoftmaxBackward[21];
-    char wrapper_cubind_cudnn_softmax_backward[30];
-    char symbol_cudnnPoolingBackward[21];
-    char wrapper_cubind_cudnn_pooling_backward[30];
-    char symbol_cudnnActivationBackward[24];
-    char wrapper_cubind_cudnn_activation_backward[33];
-    char symbol_cudnnLRNCrossChannelBackward[29];
-    char wrapper_cubind_cudnn_lrn_cross_channel_backward[40];
-    char symbol_cudnnDivisiveNormalizationBackward[35];
-    char wrapper_cubind_cudnn_divisive_normalization_backward[45];
-    char symbol_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize[57];
-    char wrapper_cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size[72];
-    char symbol_cudnnGetBatchNormalizationBackwardExWorkspaceSize[50];
-    char wrapper_cubind_cudnn_get_batch_normalization_backward_ex_workspace_size[64];
-    char symbol_cudnnGetBatchNormalizationTrainingExReserveSpaceSize[53];
-    char wrapper_cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size[68];
-    char symbol_cudnnBatchNormalizationForwardTraining[39];
-    char wrapper_cubind_cudnn_batch_normalization_forward_training[50];
-    char symbol_cudnnBatchNormalizationForwardTrainingEx[41];
-    char wrapper_cubind_cudnn_batch_normalization_forward_training_ex[53];
-    char symbol_cudnnBatchNormalizationBackward[32];
-    char wrapper_cubind_cudnn_batch_normalization_backward[42];
-    char symbol_cudnnBatchNormalizationBackwardEx[34];
-    char wrapper_cubind_cudnn_batch_normalization_backward_ex[45];
-    char symbol_cudnnGetNormalizationForwardTrainingWorkspaceSize[50];
-    char wrapper_cubind_cudnn_get_normalization_forward_training_workspace_size[63];
-    char symbol_cudnnGetNormalizationBackwardWorkspaceSize[43];
-    char wrapper_cubind_cudnn_get_normalization_backward_workspace_size[55];
-    char symbol_cudnnGetNormalizationTrainingReserveSpaceSize[46];
-    char wrapper_cubind_cudnn_get_normalization_training_reserve_space_size[59];
-    char symbol_cudnnNormalizationForwardTraining[34];
-    char wrapper_cubind_cudnn_normalization_forward_training[44];
-    char symbol_cudnnNormalizationBackward[27];
-    char wrapper_cubind_cudnn_normalization_backward[36];
-    char symbol_cudnnSpatialTfGridGeneratorBackward[36];
-    char wrapper_cubind_cudnn_spatial_tf_grid_generator_backward[48];
-    char symbol_cudnnSpatialTfSamplerBackward[30];
-    char wrapper_cubind_cudnn_spatial_tf_sampler_backward[41];
-    char symbol_cudnnDropoutBackward[21];
-    char wrapper_cubind_cudnn_dropout_backward[30];
-    char symbol_cudnnCreateRNNDescriptor[25];
-    char wrapper_cubind_cudnn_create_rnn_descriptor[35];
-    char symbol_cudnnDestroyRNNDescriptor[26];
-    char wrapper_cubind_cudnn_destroy_rnn_descriptor[36];
-    char symbol_cudnnSetRNNDescriptor_v8[25];
-    char wrapper_cubind_cudnn_set_rnn_descriptor_v8[35];
-    char symbol_cudnnGetRNNDescriptor_v8[25];
-    char wrapper_cubind_cudnn_get_rnn_descriptor_v8[35];
-    char symbol_cudnnRNNSetClip_v8[19];
-    char wrapper_cubind_cudnn_rnn_set_clip_v8[29];
-    char symbol_cudnnRNNSetClip_v9[19];
-    char wrapper_cubind_cudnn_rnn_set_clip_v9[29];
-    char symbol_cudnnRNNGetClip_v8[19];
-    char wrapper_cubind_cudnn_rnn_get_clip_v8[29];
-    char symbol_cudnnRNNGetClip_v9[19];
-    char wrapper_cubind_cudnn_rnn_get_clip_v9[29];
-    char symbol_cudnnBuildRNNDynamic[21];
-    char wrapper_cubind_cudnn_build_rnn_dynamic[31];
-    char symbol_cudnnGetRNNTempSpaceSizes[26];
-    char wrapper_cubind_cudnn_get_rnn_temp_space_sizes[38];
-    char symbol_cudnnGetRNNWeightSpaceSize[27];
-    char wrapper_cubind_cudnn_get_rnn_weight_space_size[39];
-    char symbol_cudnnGetRNNWeightParams[24];
-    char wrapper_cubind_cudnn_get_rnn_weight_params[35];
-    char symbol_cudnnCreateRNNDataDescriptor[29];
-    char wrapper_cubind_cudnn_create_rnn_data_descriptor[40];
-    char symbol_cudnnDestroyRNNDataDescriptor[30];
-    char wrapper_cubind_cudnn_destroy_rnn_data_descriptor[41];
-    char symbol_cudnnSetRNNDataDescriptor[26];
-    char wrapper_cubind_cudnn_set_rnn_data_descriptor[37];
-    char symbol_cudnnGetRNNDataDescriptor[26];
-    char wrapper_cubind_cudnn_get_rnn_data_descriptor[37];
-    char symbol_cudnnRNNForward[16];
-    char wrapper_cubind_cudnn_rnn_forward[25];
-    char symbol_cudnnCreateSeqDataDescriptor[29];
-    char wrapper_cubind_cudnn_create_seq_data_descriptor[40];
-    char symbol_cudnnDestroySeqDataDescriptor[30];
-    char wrapper_cubind_cudnn_destroy_seq_data_descriptor[41];
-    char symbol_cudnnSetSeqDataDescriptor[26];
-    char wrapper_cubind_cudnn_set_seq_data_descriptor[37];
-    char symbol_cudnnGetSeqDataDescriptor[26];
-    char wrapper_cubind_cudnn_get_seq_data_descriptor[37];
-    char symbol_cudnnCreateAttnDescriptor[26];
-    char wrapper_cubind_cudnn_create_attn_descriptor[36];
-    char symbol_cudnnDestroyAttnDescriptor[27];
-    char wrapper_cubind_cudnn_destroy_attn_descriptor[37];
-    char symbol_cudnnSetAttnDescriptor[23];
-    char wrapper_cubind_cudnn_set_attn_descriptor[33];
-    char symbol_cudnnGetAttnDescriptor[23];
-    char wrapper_cubind_cudnn_get_attn_descriptor[33];
-    char symbol_cudnnGetMultiHeadAttnBuffers[29];
-    char wrapper_cubind_cudnn_get_multi_head_attn_buffers[41];
-    char symbol_cudnnGetMultiHeadAttnWeights[29];
-    char wrapper_cubind_cudnn_get_multi_head_attn_weights[41];
-    char symbol_cudnnMultiHeadAttnForward[26];
-    char wrapper_cubind_cudnn_multi_head_attn_forward[37];
-    char symbol_cudnnAdvVersionCheck[21];
-    char wrapper_cubind_cudnn_adv_version_check[31];
-    char symbol_cudnnRNNBackwardData_v8[24];
-    char wrapper_cubind_cudnn_rnn_backward_data_v8[34];
-    char symbol_cudnnRNNBackwardWeights_v8[27];
-    char wrapper_cubind_cudnn_rnn_backward_weights_v8[37];
-    char symbol_cudnnMultiHeadAttnBackwardData[31];
-    char wrapper_cubind_cudnn_multi_head_attn_backward_data[43];
-    char symbol_cudnnMultiHeadAttnBackwardWeights[34];
-    char wrapper_cubind_cudnn_multi_head_attn_backward_weights[46];
-    char symbol_cudnnCreateCTCLossDescriptor[29];
-    char wrapper_cubind_cudnn_create_ctc_loss_descriptor[40];
-    char symbol_cudnnSetCTCLossDescriptor[26];
-    char wrapper_cubind_cudnn_set_ctc_loss_descriptor[37];
-    char symbol_cudnnSetCTCLossDescriptorEx[28];
-    char wrapper_cubind_cudnn_set_ctc_loss_descriptor_ex[40];
-    char symbol_cudnnSetCTCLossDescriptor_v8[29];
-    char wrapper_cubind_cudnn_set_ctc_loss_descriptor_v8[40];
-    char symbol_cudnnSetCTCLossDescriptor_v9[29];
-    char wrapper_cubind_cudnn_set_ctc_loss_descriptor_v9[40];
-    char symbol_cudnnGetCTCLossDescriptor[26];
-    char wrapper_cubind_cudnn_get_ctc_loss_descriptor[37];
-    char symbol_cudnnGetCTCLossDescriptorEx[28];
-    char wrapper_cubind_cudnn_get_ctc_loss_descriptor_ex[40];
-    char symbol_cudnnGetCTCLossDescriptor_v8[29];
-    char wrapper_cubind_cudnn_get_ctc_loss_descriptor_v8[40];
-    char symbol_cudnnGetCTCLossDescriptor_v9[29];
-    char wrapper_cubind_cudnn_get_ctc_loss_descriptor_v9[40];
-    char symbol_cudnnDestroyCTCLossDescriptor[30];
-    char wrapper_cubind_cudnn_destroy_ctc_loss_descriptor[41];
-    char symbol_cudnnCTCLoss[13];
-    char wrapper_cubind_cudnn_ctc_loss[22];
-    char symbol_cudnnCTCLoss_v8[16];
-    char wrapper_cubind_cudnn_ctc_loss_v8[25];
-    char symbol_cudnnGetCTCLossWorkspaceSize[29];
-    char wrapper_cubind_cudnn_get_ctc_loss_workspace_size[41];
-    char symbol_cudnnGetCTCLossWorkspaceSize_v8[32];
-    char wrapper_cubind_cudnn_get_ctc_loss_workspace_size_v8[44];
-    char symbol_cudnnCreateConvolutionDescriptor[33];
-    char wrapper_cubind_cudnn_create_convolution_descriptor[43];
-    char symbol_cudnnDestroyConvolutionDescriptor[34];
-    char wrapper_cubind_cudnn_destroy_convolution_descriptor[44];
-    char symbol_cudnnSetConvolutionMathType[28];
-    char wrapper_cubind_cudnn_set_convolution_math_type[39];
-    char symbol_cudnnGetConvolutionMathType[28];
-    char wrapper_cubind_cudnn_get_convolution_math_type[39];
-    char symbol_cudnnSetConvolutionGroupCount[30];
-    char wrapper_cubind_cudnn_set_convolution_group_count[41];
-    char symbol_cudnnGetConvolutionGroupCount[30];
-    char wrapper_cubind_cudnn_get_convolution_group_count[41];
-    char symbol_cudnnSetConvolutionReorderType[31];
-    char wrapper_cubind_cudnn_set_convolution_reorder_type[42];
-    char symbol_cudnnGetConvolutionReorderType[31];
-    char wrapper_cubind_cudnn_get_convolution_reorder_type[42];
-    char symbol_cudnnSetConvolution2dDescriptor[32];
-    char wrapper_cubind_cudnn_set_convolution2d_descriptor[42];
-    char symbol_cudnnGetConvolution2dDescriptor[32];
-    char wrapper_cubind_cudnn_get_convolution2d_descriptor[42];
-    char symbol_cudnnSetConvolutionNdDescriptor[32];
-    char wrapper_cubind_cudnn_set_convolution_nd_descriptor[43];
-    char symbol_cudnnGetConvolutionNdDescriptor[32];
-    char wrapper_cubind_cudnn_get_convolution_nd_descriptor[43];
-    char symbol_cudnnGetConvolution2dForwardOutputDim[38];
-    char wrapper_cubind_cudnn_get_convolution2d_forward_output_dim[50];
-    char symbol_cudnnGetConvolutionNdForwardOutputDim[38];
-    char wrapper_cubind_cudnn_get_convolution_nd_forward_output_dim[51];
-    char symbol_cudnnGetConvolutionForwardAlgorithmMaxCount[44];
-    char wrapper_cubind_cudnn_get_convolution_forward_algorithm_max_count[57];
-    char symbol_cudnnGetConvolutionForwardAlgorithm_v7[39];
-    char wrapper_cubind_cudnn_get_convolution_forward_algorithm_v7[50];
-    char symbol_cudnnFindConvolutionForwardAlgorithm[37];
-    char wrapper_cubind_cudnn_find_convolution_forward_algorithm[48];
-    char symbol_cudnnFindConvolutionForwardAlgorithmEx[39];
-    char wrapper_cubind_cudnn_find_convolution_forward_algorithm_ex[51];
-    char symbol_cudnnIm2Col[12];
-    char wrapper_cubind_cudnn_im2_col[21];
-    char symbol_cudnnReorderFilterAndBias[26];
-    char wrapper_cubind_cudnn_reorder_filter_and_bias[37];
-    char symbol_cudnnGetConvolutionForwardWorkspaceSize[40];
-    char wrapper_cubind_cudnn_get_convolution_forward_workspace_size[52];
-    char symbol_cudnnConvolutionForward[24];
-    char wrapper_cubind_cudnn_convolution_forward[33];
-    char symbol_cudnnConvolutionBiasActivationForward[38];
-    char wrapper_cubind_cudnn_convolution_bias_activation_forward[49];
-    char symbol_cudnnGetConvolutionBackwardDataAlgorithmMaxCount[49];
-    char wrapper_cubind_cudnn_get_convolution_backward_data_algorithm_max_count[63];
-    char symbol_cudnnFindConvolutionBackwardDataAlgorithm[42];
-    char wrapper_cubind_cudnn_find_convolution_backward_data_algorithm[54];
-    char symbol_cudnnFindConvolutionBackwardDataAlgorithmEx[44];
-    char wrapper_cubind_cudnn_find_convolution_backward_data_algorithm_ex[57];
-    char symbol_cudnnGetConvolutionBackwardDataAlgorithm_v7[44];
-    char wrapper_cubind_cudnn_get_convolution_backward_data_algorithm_v7[56];
-    char symbol_cudnnGetConvolutionBackwardDataWorkspaceSize[45];
-    char wrapper_cubind_cudnn_get_convolution_backward_data_workspace_size[58];
-    char symbol_cudnnConvolutionBackwardData[29];
-    char wrapper_cubind_cudnn_convolution_backward_data[39];
-    char symbol_cudnnGetFoldedConvBackwardDataDescriptors[42];
-    char wrapper_cubind_cudnn_get_folded_conv_backward_data_descriptors[55];
-    char symbol_cudnnCnnVersionCheck[21];
-    char wrapper_cubind_cudnn_cnn_version_check[31];
-    char symbol_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount[51];
-    char wrapper_cubind_cudnn_get_convolution_backward_filter_algorithm_max_count[65];
-    char symbol_cudnnFindConvolutionBackwardFilterAlgorithm[44];
-    char wrapper_cubind_cudnn_find_convolution_backward_filter_algorithm[56];
-    char symbol_cudnnFindConvolutionBackwardFilterAlgorithmEx[46];
-    char wrapper_cubind_cudnn_find_convolution_backward_filter_algorithm_ex[59];
-    char symbol_cudnnGetConvolutionBackwardFilterAlgorithm_v7[46];
-    char wrapper_cubind_cudnn_get_convolution_backward_filter_algorithm_v7[58];
-    char symbol_cudnnGetConvolutionBackwardFilterWorkspaceSize[47];
-    char wrapper_cubind_cudnn_get_convolution_backward_filter_workspace_size[60];
-    char symbol_cudnnConvolutionBackwardFilter[31];
-    char wrapper_cubind_cudnn_convolution_backward_filter[41];
-    char symbol_cudnnConvolutionBackwardBias[29];
-    char wrapper_cubind_cudnn_convolution_backward_bias[39];
-    char symbol_cudnnCreateFusedOpsConstParamPack[34];
-    char wrapper_cubind_cudnn_create_fused_ops_const_param_pack[47];
-    char symbol_cudnnDestroyFusedOpsConstParamPack[35];
-    char wrapper_cubind_cudnn_destroy_fused_ops_const_param_pack[48];
-    char symbol_cudnnSetFusedOpsConstParamPackAttribute[40];
-    char wrapper_cubind_cudnn_set_fused_ops_const_param_pack_attribute[54];
-    char symbol_cudnnGetFusedOpsConstParamPackAttribute[40];
-    char wrapper_cubind_cudnn_get_fused_ops_const_param_pack_attribute[54];
-    char symbol_cudnnCreateFusedOpsVariantParamPack[36];
-    char wrapper_cubind_cudnn_create_fused_ops_variant_param_pack[49];
-    char symbol_cudnnDestroyFusedOpsVariantParamPack[37];
-    char wrapper_cubind_cudnn_destroy_fused_ops_variant_param_pack[50];
-    char symbol_cudnnSetFusedOpsVariantParamPackAttribute[42];
-    char wrapper_cubind_cudnn_set_fused_ops_variant_param_pack_attribute[56];
-    char symbol_cudnnGetFusedOpsVariantParamPackAttribute[42];
-    char wrapper_cubind_cudnn_get_fused_ops_variant_param_pack_attribute[56];
-    char symbol_cudnnCreateFusedOpsPlan[24];
-    char wrapper_cubind_cudnn_create_fused_ops_plan[35];
-    char symbol_cudnnDestroyFusedOpsPlan[25];
-    char wrapper_cubind_cudnn_destroy_fused_ops_plan[36];
-    char symbol_cudnnMakeFusedOpsPlan[22];
-    char wrapper_cubind_cudnn_make_fused_ops_plan[33];
-    char symbol_cudnnFusedOpsExecute[21];
-    char wrapper_cubind_cudnn_fused_ops_execute[31];
-} names = {
-    "cudnnGetVersion",
-    "cubind_cudnn_get_version",
-    "cudnnGetMaxDeviceVersion",
-    "cubind_cudnn_get_max_device_version",
-    "cudnnGetCudartVersion",
-    "cubind_cudnn_get_cudart_version",
-    "cudnnGetErrorString",
-    "cubind_cudnn_get_error_string",
-    "cudnnGetLastErrorString",
-    "cubind_cudnn_get_last_error_string",
-    "cudnnQueryRuntimeError",
-    "cubind_cudnn_query_runtime_error",
-    "cudnnGetProperty",
-    "cubind_cudnn_get_property",
-    "cudnnCreate",
-    "cubind_cudnn_create",
-    "cudnnDestroy",
-    "cubind_cudnn_destroy",
-    "cudnnSetStream",
-    "cubind_cudnn_set_stream",
-    "cudnnGetStream",
-    "cubind_cudnn_get_stream",
-    "cudnnSetCallback",
-    "cubind_cudnn_set_callback",
-    "cudnnGetCallback",
-    "cubind_cudnn_get_callback",
-    "cudnnGraphVersionCheck",
-    "cubind_cudnn_graph_version_check",
-    "cudnnBackendCreateDescriptor",
-    "cubind_cudnn_backend_create_descriptor",
-    "cudnnBackendDestroyDescriptor",
-    "cubind_cudnn_backend_destroy_descriptor",
-    "cudnnBackendInitialize",
-    "cubind_cudnn_backend_initialize",
-    "cudnnBackendFinalize",
-    "cubind_cudnn_backend_finalize",
-    "cudnnBackendSetAttribute",
-    "cubind_cudnn_backend_set_attribute",
-    "cudnnBackendGetAttribute",
-    "cubind_cudnn_backend_get_attribute",
-    "cudnnBackendExecute",
-    "cubind_cudnn_backend_execute",
-    "cudnnBackendPopulateCudaGraph",
-    "cubind_cudnn_backend_populate_cuda_graph",
-    "cudnnBackendUpdateCudaGraph",
-    "cubind_cudnn_backend_update_cuda_graph",
-    "cudnnCreateTensorDescriptor",
-    "cubind_cudnn_create_tensor_descriptor",
-    "cudnnSetTensor4dDescriptor",
-    "cubind_cudnn_set_tensor4d_descriptor",
-    "cudnnSetTensor4dDescriptorEx",
-    "cubind_cudnn_set_tensor4d_descriptor_ex",
-    "cudnnGetTensor4dDescriptor",
-    "cubind_cudnn_get_tensor4d_descriptor",
-    "cudnnSetTensorNdDescriptor",
-    "cubind_cudnn_set_tensor_nd_descriptor",
-    "cudnnSetTensorNdDescriptorEx",
-    "cubind_cudnn_set_tensor_nd_descriptor_ex",
-    "cudnnGetTensorNdDescriptor",
-    "cubind_cudnn_get_tensor_nd_descriptor",
-    "cudnnGetTensorSizeInBytes",
-    "cubind_cudnn_get_tensor_size_in_bytes",
-    "cudnnDestroyTensorDescriptor",
-    "cubind_cudnn_destroy_tensor_descriptor",
-    "cudnnInitTransformDest",
-    "cubind_cudnn_init_transform_dest",
-    "cudnnCreateTensorTransformDescriptor",
-    "cubind_cudnn_create_tensor_transform_descriptor",
-    "cudnnSetTensorTransformDescriptor",
-    "cubind_cudnn_set_tensor_transform_descriptor",
-    "cudnnGetTensorTransformDescriptor",
-    "cubind_cudnn_get_tensor_transform_descriptor",
-    "cudnnDestroyTensorTransformDescriptor",
-    "cubind_cudnn_destroy_tensor_transform_descriptor",
-    "cudnnTransformTensor",
-    "cubind_cudnn_transform_tensor",
-    "cudnnTransformTensorEx",
-    "cubind_cudnn_transform_tensor_ex",
-    "cudnnAddTensor",
-    "cubind_cudnn_add_tensor",
-    "cudnnCreateOpTensorDescriptor",
-    "cubind_cudnn_create_op_tensor_descriptor",
-    "cudnnSetOpTensorDescriptor",
-    "cubind_cudnn_set_op_tensor_descriptor",
-    "cudnnGetOpTensorDescriptor",
-    "cubind_cudnn_get_op_tensor_descriptor",
-    "cudnnDestroyOpTensorDescriptor",
-    "cubind_cudnn_destroy_op_tensor_descriptor",
-    "cudnnOpTensor",
-    "cubind_cudnn_op_tensor",
-    "cudnnCreateReduceTensorDescriptor",
-    "cubind_cudnn_create_reduce_tensor_descriptor",
-    "cudnnSetReduceTensorDescriptor",
-    "cubind_cudnn_set_reduce_tensor_descriptor",
-    "cudnnGetReduceTensorDescriptor",
-    "cubind_cudnn_get_reduce_tensor_descriptor",
-    "cudnnDestroyReduceTensorDescriptor",
-    "cubind_cudnn_destroy_reduce_tensor_descriptor",
-    "cudnnGetReductionIndicesSize",
-    "cubind_cudnn_get_reduction_indices_size",
-    "cudnnGetReductionWorkspaceSize",
-    "cubind_cudnn_get_reduction_workspace_size",
-    "cudnnReduceTensor",
-    "cubind_cudnn_reduce_tensor",
-    "cudnnSetTensor",
-    "cubind_cudnn_set_tensor",
-    "cudnnScaleTensor",
-    "cubind_cudnn_scale_tensor",
-    "cudnnCreateFilterDescriptor",
-    "cubind_cudnn_create_filter_descriptor",
-    "cudnnSetFilter4dDescriptor",
-    "cubind_cudnn_set_filter4d_descriptor",
-    "cudnnGetFilter4dDescriptor",
-    "cubind_cudnn_get_filter4d_descriptor",
-    "cudnnSetFilterNdDescriptor",
-    "cubind_cudnn_set_filter_nd_descriptor",
-    "cudnnGetFilterNdDescriptor",
-    "cubind_cudnn_get_filter_nd_descriptor",
-    "cudnnGetFilterSizeInBytes",
-    "cubind_cudnn_get_filter_size_in_bytes",
-    "cudnnTransformFilter",
-    "cubind_cudnn_transform_filter",
-    "cudnnDestroyFilterDescriptor",
-    "cubind_cudnn_destroy_filter_descriptor",
-    "cudnnSoftmaxForward",
-    "cubind_cudnn_softmax_forward",
-    "cudnnCreatePoolingDescriptor",
-    "cubind_cudnn_create_pooling_descriptor",
-    "cudnnSetPooling2dDescriptor",
-    "cubind_cudnn_set_pooling2d_descriptor",
-    "cudnnGetPooling2dDescriptor",
-    "cubind_cudnn_get_pooling2d_descriptor",
-    "cudnnSetPoolingNdDescriptor",
-    "cubind_cudnn_set_pooling_nd_descriptor",
-    "cudnnGetPoolingNdDescriptor",
-    "cubind_cudnn_get_pooling_nd_descriptor",
-    "cudnnGetPoolingNdForwardOutputDim",
-    "cubind_cudnn_get_pooling_nd_forward_output_dim",
-    "cudnnGetPooling2dForwardOutputDim",
-    "cubind_cudnn_get_pooling2d_forward_output_dim",
-    "cudnnDestroyPoolingDescriptor",
-    "cubind_cudnn_destroy_pooling_descriptor",
-    "cudnnPoolingForward",
-    "cubind_cudnn_pooling_forward",
-    "cudnnCreateActivationDescriptor",
-    "cubind_cudnn_create_activation_descriptor",
-    "cudnnSetActivationDescriptor",
-    "cubind_cudnn_set_activation_descriptor",
-    "cudnnGetActivationDescriptor",
-    "cubind_cudnn_get_activation_descriptor",
-    "cudnnSetActivationDescriptorSwishBeta",
-    "cubind_cudnn_set_activation_descriptor_swish_beta",
-    "cudnnGetActivationDescriptorSwishBeta",
-    "cubind_cudnn_get_activation_descriptor_swish_beta",
-    "cudnnDestroyActivationDescriptor",
-    "cubind_cudnn_destroy_activation_descriptor",
-    "cudnnActivationForward",
-    "cubind_cudnn_activation_forward",
-    "cudnnCreateLRNDescriptor",
-    "cubind_cudnn_create_lrn_descriptor",
-    "cudnnSetLRNDescriptor",
-    "cubind_cudnn_set_lrn_descriptor",
-    "cudnnGetLRNDescriptor",
-    "cubind_cudnn_get_lrn_descriptor",
-    "cudnnDestroyLRNDescriptor",
-    "cubind_cudnn_destroy_lrn_descriptor",
-    "cudnnLRNCrossChannelForward",
-    "cubind_cudnn_lrn_cross_channel_forward",
-    "cudnnDivisiveNormalizationForward",
-    "cubind_cudnn_divisive_normalization_forward",
-    "cudnnDeriveBNTensorDescriptor",
-    "cubind_cudnn_derive_bn_tensor_descriptor",
-    "cudnnBatchNormalizationForwardInference",
-    "cubind_cudnn_batch_normalization_forward_inference",
-    "cudnnDeriveNormTensorDescriptor",
-    "cubind_cudnn_derive_norm_tensor_descriptor",
-    "cudnnNormalizationForwardInference",
-    "cubind_cudnn_normalization_forward_inference",
-    "cudnnCreateSpatialTransformerDescriptor",
-    "cubind_cudnn_create_spatial_transformer_descriptor",
-    "cudnnSetSpatialTransformerNdDescriptor",
-    "cubind_cudnn_set_spatial_transformer_nd_descriptor",
-    "cudnnDestroySpatialTransformerDescriptor",
-    "cubind_cudnn_destroy_spatial_transformer_descriptor",
-    "cudnnSpatialTfGridGeneratorForward",
-    "cubind_cudnn_spatial_tf_grid_generator_forward",
-    "cudnnSpatialTfSamplerForward",
-    "cubind_cudnn_spatial_tf_sampler_forward",
-    "cudnnCreateDropoutDescriptor",
-    "cubind_cudnn_create_dropout_descriptor",
-    "cudnnDestroyDropoutDescriptor",
-    "cubind_cudnn_destroy_dropout_descriptor",
-    "cudnnDropoutGetStatesSize",
-    "cubind_cudnn_dropout_get_states_size",
-    "cudnnDropoutGetReserveSpaceSize",
-    "cubind_cudnn_dropout_get_reserve_space_size",
-    "cudnnSetDropoutDescriptor",
-    "cubind_cudnn_set_dropout_descriptor",
-    "cudnnRestoreDropoutDescriptor",
-    "cubind_cudnn_restore_dropout_descriptor",
-    "cudnnGetDropoutDescriptor",
-    "cubind_cudnn_get_dropout_descriptor",
-    "cudnnDropoutForward",
-    "cubind_cudnn_dropout_forward",
-    "cudnnOpsVersionCheck",
-    "cubind_cudnn_ops_version_check",
-    "cudnnSoftmaxBackward",
-    "cubind_cudnn_softmax_backward",
-    "cudnnPoolingBackward",
-    "cubind_cudnn_pooling_backward",
-    "cudnnActivationBackward",
-    "cubind_cudnn_activation_backward",
-    "cudnnLRNCrossChannelBackward",
-    "cubind_cudnn_lrn_cross_channel_backward",
-    "cudnnDivisiveNormalizationBackward",
-    "cubind_cudnn_divisive_normalization_backward",
-    "cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize",
-    "cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size",
-    "cudnnGetBatchNormalizationBackwardExWorkspaceSize",
-    "cubind_cudnn_get_batch_normalization_backward_ex_workspace_size",
-    "cudnnGetBatchNormalizationTrainingExReserveSpaceSize",
-    "cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size",
-    "cudnnBatchNormalizationForwardTraining",
-    "cubind_cudnn_batch_normalization_forward_training",
-    "cudnnBatchNormalizationForwardTrainingEx",
-    "cubind_cudnn_batch_normalization_forward_training_ex",
-    "cudnnBatchNormalizationBackward",
-    "cubind_cudnn_batch_normalization_backward",
-    "cudnnBatchNormalizationBackwardEx",
-    "cubind_cudnn_batch_normalization_backward_ex",
-    "cudnnGetNormalizationForwardTrainingWorkspaceSize",
-    "cubind_cudnn_get_normalization_forward_training_workspace_size",
-    "cudnnGetNormalizationBackwardWorkspaceSize",
-    "cubind_cudnn_get_normalization_backward_workspace_size",
-    "cudnnGetNormalizationTrainingReserveSpaceSize",
-    "cubind_cudnn_get_normalization_training_reserve_space_size",
-    "cudnnNormalizationForwardTraining",
-    "cubind_cudnn_normalization_forward_training",
-    "cudnnNormalizationBackward",
-    "cubind_cudnn_normalization_backward",
-    "cudnnSpatialTfGridGeneratorBackward",
-    "cubind_cudnn_spatial_tf_grid_generator_backward",
-    "cudnnSpatialTfSamplerBackward",
-    "cubind_cudnn_spatial_tf_sampler_backward",
-    "cudnnDropoutBackward",
-    "cubind_cudnn_dropout_backward",
-    "cudnnCreateRNNDescriptor",
-    "cubind_cudnn_create_rnn_descriptor",
-    "cudnnDestroyRNNDescriptor",
-    "cubind_cudnn_destroy_rnn_descriptor",
-    "cudnnSetRNNDescriptor_v8",
-    "cubind_cudnn_set_rnn_descriptor_v8",
-    "cudnnGetRNNDescriptor_v8",
-    "cubind_cudnn_get_rnn_descriptor_v8",
-    "cudnnRNNSetClip_v8",
-    "cubind_cudnn_rnn_set_clip_v8",
-    "cudnnRNNSetClip_v9",
-    "cubind_cudnn_rnn_set_clip_v9",
-    "cudnnRNNGetClip_v8",
-    "cubind_cudnn_rnn_get_clip_v8",
-    "cudnnRNNGetClip_v9",
-    "cubind_cudnn_rnn_get_clip_v9",
-    "cudnnBuildRNNDynamic",
-    "cubind_cudnn_build_rnn_dynamic",
-    "cudnnGetRNNTempSpaceSizes",
-    "cubind_cudnn_get_rnn_temp_space_sizes",
-    "cudnnGetRNNWeightSpaceSize",
-    "cubind_cudnn_get_rnn_weight_space_size",
-    "cudnnGetRNNWeightParams",
-    "cubind_cudnn_get_rnn_weight_params",
-    "cudnnCreateRNNDataDescriptor",
-    "cubind_cudnn_create_rnn_data_descriptor",
-    "cudnnDestroyRNNDataDescriptor",
-    "cubind_cudnn_destroy_rnn_data_descriptor",
-    "cudnnSetRNNDataDescriptor",
-    "cubind_cudnn_set_rnn_data_descriptor",
-    "cudnnGetRNNDataDescriptor",
-    "cubind_cudnn_get_rnn_data_descriptor",
-    "cudnnRNNForward",
-    "cubind_cudnn_rnn_forward",
-    "cudnnCreateSeqDataDescriptor",
-    "cubind_cudnn_create_seq_data_descriptor",
-    "cudnnDestroySeqDataDescriptor",
-    "cubind_cudnn_destroy_seq_data_descriptor",
-    "cudnnSetSeqDataDescriptor",
-    "cubind_cudnn_set_seq_data_descriptor",
-    "cudnnGetSeqDataDescriptor",
-    "cubind_cudnn_get_seq_data_descriptor",
-    "cudnnCreateAttnDescriptor",
-    "cubind_cudnn_create_attn_descriptor",
-    "cudnnDestroyAttnDescriptor",
-    "cubind_cudnn_destroy_attn_descriptor",
-    "cudnnSetAttnDescriptor",
-    "cubind_cudnn_set_attn_descriptor",
-    "cudnnGetAttnDescriptor",
-    "cubind_cudnn_get_attn_descriptor",
-    "cudnnGetMultiHeadAttnBuffers",
-    "cubind_cudnn_get_multi_head_attn_buffers",
-    "cudnnGetMultiHeadAttnWeights",
-    "cubind_cudnn_get_multi_head_attn_weights",
-    "cudnnMultiHeadAttnForward",
-    "cubind_cudnn_multi_head_attn_forward",
-    "cudnnAdvVersionCheck",
-    "cubind_cudnn_adv_version_check",
-    "cudnnRNNBackwardData_v8",
-    "cubind_cudnn_rnn_backward_data_v8",
-    "cudnnRNNBackwardWeights_v8",
-    "cubind_cudnn_rnn_backward_weights_v8",
-    "cudnnMultiHeadAttnBackwardData",
-    "cubind_cudnn_multi_head_attn_backward_data",
-    "cudnnMultiHeadAttnBackwardWeights",
-    "cubind_cudnn_multi_head_attn_backward_weights",
-    "cudnnCreateCTCLossDescriptor",
-    "cubind_cudnn_create_ctc_loss_descriptor",
-    "cudnnSetCTCLossDescriptor",
-    "cubind_cudnn_set_ctc_loss_descriptor",
-    "cudnnSetCTCLossDescriptorEx",
-    "cubind_cudnn_set_ctc_loss_descriptor_ex",
-    "cudnnSetCTCLossDescriptor_v8",
-    "cubind_cudnn_set_ctc_loss_descriptor_v8",
-    "cudnnSetCTCLossDescriptor_v9",
-    "cubind_cudnn_set_ctc_loss_descriptor_v9",
-    "cudnnGetCTCLossDescriptor",
-    "cubind_cudnn_get_ctc_loss_descriptor",
-    "cudnnGetCTCLossDescriptorEx",
-    "cubind_cudnn_get_ctc_loss_descriptor_ex",
-    "cudnnGetCTCLossDescriptor_v8",
-    "cubind_cudnn_get_ctc_loss_descriptor_v8",
-    "cudnnGetCTCLossDescriptor_v9",
-    "cubind_cudnn_get_ctc_loss_descriptor_v9",
-    "cudnnDestroyCTCLossDescriptor",
-    "cubind_cudnn_destroy_ctc_loss_descriptor",
-    "cudnnCTCLoss",
-    "cubind_cudnn_ctc_loss",
-    "cudnnCTCLoss_v8",
-    "cubind_cudnn_ctc_loss_v8",
-    "cudnnGetCTCLossWorkspaceSize",
-    "cubind_cudnn_get_ctc_loss_workspace_size",
-    "cudnnGetCTCLossWorkspaceSize_v8",
-    "cubind_cudnn_get_ctc_loss_workspace_size_v8",
-    "cudnnCreateConvolutionDescriptor",
-    "cubind_cudnn_create_convolution_descriptor",
-    "cudnnDestroyConvolutionDescriptor",
-    "cubind_cudnn_destroy_convolution_descriptor",
-    "cudnnSetConvolutionMathType",
-    "cubind_cudnn_set_convolution_math_type",
-    "cudnnGetConvolutionMathType",
-    "cubind_cudnn_get_convolution_math_type",
-    "cudnnSetConvolutionGroupCount",
-    "cubind_cudnn_set_convolution_group_count",
-    "cudnnGetConvolutionGroupCount",
-    "cubind_cudnn_get_convolution_group_count",
-    "cudnnSetConvolutionReorderType",
-    "cubind_cudnn_set_convolution_reorder_type",
-    "cudnnGetConvolutionReorderType",
-    "cubind_cudnn_get_convolution_reorder_type",
-    "cudnnSetConvolution2dDescriptor",
-    "cubind_cudnn_set_convolution2d_descriptor",
-    "cudnnGetConvolution2dDescriptor",
-    "cubind_cudnn_get_convolution2d_descriptor",
-    "cudnnSetConvolutionNdDescriptor",
-    "cubind_cudnn_set_convolution_nd_descriptor",
-    "cudnnGetConvolutionNdDescriptor",
-    "cubind_cudnn_get_convolution_nd_descriptor",
-    "cudnnGetConvolution2dForwardOutputDim",
-    "cubind_cudnn_get_convolution2d_forward_output_dim",
-    "cudnnGetConvolutionNdForwardOutputDim",
-    "cubind_cudnn_get_convolution_nd_forward_output_dim",
-    "cudnnGetConvolutionForwardAlgorithmMaxCount",
-    "cubind_cudnn_get_convolution_forward_algorithm_max_count",
-    "cudnnGetConvolutionForwardAlgorithm_v7",
-    "cubind_cudnn_get_convolution_forward_algorithm_v7",
-    "cudnnFindConvolutionForwardAlgorithm",
-    "cubind_cudnn_find_convolution_forward_algorithm",
-    "cudnnFindConvolutionForwardAlgorithmEx",
-    "cubind_cudnn_find_convolution_forward_algorithm_ex",
-    "cudnnIm2Col",
-    "cubind_cudnn_im2_col",
-    "cudnnReorderFilterAndBias",
-    "cubind_cudnn_reorder_filter_and_bias",
-    "cudnnGetConvolutionForwardWorkspaceSize",
-    "cubind_cudnn_get_convolution_forward_workspace_size",
-    "cudnnConvolutionForward",
-    "cubind_cudnn_convolution_forward",
-    "cudnnConvolutionBiasActivationForward",
-    "cubind_cudnn_convolution_bias_activation_forward",
-    "cudnnGetConvolutionBackwardDataAlgorithmMaxCount",
-    "cubind_cudnn_get_convolution_backward_data_algorithm_max_count",
-    "cudnnFindConvolutionBackwardDataAlgorithm",
-    "cubind_cudnn_find_convolution_backward_data_algorithm",
-    "cudnnFindConvolutionBackwardDataAlgorithmEx",
-    "cubind_cudnn_find_convolution_backward_data_algorithm_ex",
-    "cudnnGetConvolutionBackwardDataAlgorithm_v7",
-    "cubind_cudnn_get_convolution_backward_data_algorithm_v7",
-    "cudnnGetConvolutionBackwardDataWorkspaceSize",
-    "cubind_cudnn_get_convolution_backward_data_workspace_size",
-    "cudnnConvolutionBackwardData",
-    "cubind_cudnn_convolution_backward_data",
-    "cudnnGetFoldedConvBackwardDataDescriptors",
-    "cubind_cudnn_get_folded_conv_backward_data_descriptors",
-    "cudnnCnnVersionCheck",
-    "cubind_cudnn_cnn_version_check",
-    "cudnnGetConvolutionBackwardFilterAlgorithmMaxCount",
-    "cubind_cudnn_get_convolution_backward_filter_algorithm_max_count",
-    "cudnnFindConvolutionBackwardFilterAlgorithm",
-    "cubind_cudnn_find_convolution_backward_filter_algorithm",
-    "cudnnFindConvolutionBackwardFilterAlgorithmEx",
-    "cubind_cudnn_find_convolution_backward_filter_algorithm_ex",
-    "cudnnGetConvolutionBackwardFilterAlgorithm_v7",
-    "cubind_cudnn_get_convolution_backward_filter_algorithm_v7",
-    "cudnnGetConvolutionBackwardFilterWorkspaceSize",
-    "cubind_cudnn_get_convolution_backward_filter_workspace_size",
-    "cudnnConvolutionBackwardFilter",
-    "cubind_cudnn_convolution_backward_filter",
-    "cudnnConvolutionBackwardBias",
-    "cubind_cudnn_convolution_backward_bias",
-    "cudnnCreateFusedOpsConstParamPack",
-    "cubind_cudnn_create_fused_ops_const_param_pack",
-    "cudnnDestroyFusedOpsConstParamPack",
-    "cubind_cudnn_destroy_fused_ops_const_param_pack",
-    "cudnnSetFusedOpsConstParamPackAttribute",
-    "cubind_cudnn_set_fused_ops_const_param_pack_attribute",
-    "cudnnGetFusedOpsConstParamPackAttribute",
-    "cubind_cudnn_get_fused_ops_const_param_pack_attribute",
-    "cudnnCreateFusedOpsVariantParamPack",
-    "cubind_cudnn_create_fused_ops_variant_param_pack",
-    "cudnnDestroyFusedOpsVariantParamPack",
-    "cubind_cudnn_destroy_fused_ops_variant_param_pack",
-    "cudnnSetFusedOpsVariantParamPackAttribute",
-    "cubind_cudnn_set_fused_ops_variant_param_pack_attribute",
-    "cudnnGetFusedOpsVariantParamPackAttribute",
-    "cubind_cudnn_get_fused_ops_variant_param_pack_attribute",
-    "cudnnCreateFusedOpsPlan",
-    "cubind_cudnn_create_fused_ops_plan",
-    "cudnnDestroyFusedOpsPlan",
-    "cubind_cudnn_destroy_fused_ops_plan",
-    "cudnnMakeFusedOpsPlan",
-    "cubind_cudnn_make_fused_ops_plan",
-    "cudnnFusedOpsExecute",
-    "cubind_cudnn_fused_ops_execute",
-};
-
+/* The symbol table: the header the loader reads, every name of the library (one member each),
+ * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
+ * needs no relocation when libcubind is loaded. */
+const struct cubind__cudnn_symbols {
+    cubind__symbol_table table;
+    struct names {
+        char symbol_cudnnGetVersion[16];
+        char wrapper_cubind_cudnn_get_version[25];
+        char symbol_cudnnGetMaxDeviceVersion[25];
+        char wrapper_cubind_cudnn_get_max_device_version[36];
+        char symbol_cudnnGetCudartVersion[22];
+        char wrapper_cubind_cudnn_get_cudart_version[32];
+        char symbol_cudnnGetErrorString[20];
+        char wrapper_cubind_cudnn_get_error_string[30];
+        char symbol_cudnnGetLastErrorString[24];
+        char wrapper_cubind_cudnn_get_last_error_string[35];
+        char symbol_cudnnQueryRuntimeError[23];
+        char wrapper_cubind_cudnn_query_runtime_error[33];
+        char symbol_cudnnGetProperty[17];
+        char wrapper_cubind_cudnn_get_property[26];
+        char symbol_cudnnCreate[12];
+        char wrapper_cubind_cudnn_create[20];
+        char symbol_cudnnDestroy[13];
+        char wrapper_cubind_cudnn_destroy[21];
+        char symbol_cudnnSetStream[15];
+        char wrapper_cubind_cudnn_set_stream[24];
+        char symbol_cudnnGetStream[15];
+        char wrapper_cubind_cudnn_get_stream[24];
+        char symbol_cudnnSetCallback[17];
+        char wrapper_cubind_cudnn_set_callback[26];
+        char symbol_cudnnGetCallback[17];
+        char wrapper_cubind_cudnn_get_callback[26];
+        char symbol_cudnnGraphVersionCheck[23];
+        char wrapper_cubind_cudnn_graph_version_check[33];
+        char symbol_cudnnBackendCreateDescriptor[29];
+        char wrapper_cubind_cudnn_backend_create_descriptor[39];
+        char symbol_cudnnBackendDestroyDescriptor[30];
+        char wrapper_cubind_cudnn_backend_destroy_descriptor[40];
+        char symbol_cudnnBackendInitialize[23];
+        char wrapper_cubind_cudnn_backend_initialize[32];
+        char symbol_cudnnBackendFinalize[21];
+        char wrapper_cubind_cudnn_backend_finalize[30];
+        char symbol_cudnnBackendSetAttribute[25];
+        char wrapper_cubind_cudnn_backend_set_attribute[35];
+        char symbol_cudnnBackendGetAttribute[25];
+        char wrapper_cubind_cudnn_backend_get_attribute[35];
+        char symbol_cudnnBackendExecute[20];
+        char wrapper_cubind_cudnn_backend_execute[29];
+        char symbol_cudnnBackendPopulateCudaGraph[30];
+        char wrapper_cubind_cudnn_backend_populate_cuda_graph[41];
+        char symbol_cudnnBackendUpdateCudaGraph[28];
+        char wrapper_cubind_cudnn_backend_update_cuda_graph[39];
+        char symbol_cudnnCreateTensorDescriptor[28];
+        char wrapper_cubind_cudnn_create_tensor_descriptor[38];
+        char symbol_cudnnSetTensor4dDescriptor[27];
+        char wrapper_cubind_cudnn_set_tensor4d_descriptor[37];
+        char symbol_cudnnSetTensor4dDescriptorEx[29];
+        char wrapper_cubind_cudnn_set_tensor4d_descriptor_ex[40];
+        char symbol_cudnnGetTensor4dDescriptor[27];
+        char wrapper_cubind_cudnn_get_tensor4d_descriptor[37];
+        char symbol_cudnnSetTensorNdDescriptor[27];
+        char wrapper_cubind_cudnn_set_tensor_nd_descriptor[38];
+        char symbol_cudnnSetTensorNdDescriptorEx[29];
+        char wrapper_cubind_cudnn_set_tensor_nd_descriptor_ex[41];
+        char symbol_cudnnGetTensorNdDescriptor[27];
+        char wrapper_cubind_cudnn_get_tensor_nd_descriptor[38];
+        char symbol_cudnnGetTensorSizeInBytes[26];
+        char wrapper_cubind_cudnn_get_tensor_size_in_bytes[38];
+        char symbol_cudnnDestroyTensorDescriptor[29];
+        char wrapper_cubind_cudnn_destroy_tensor_descriptor[39];
+        char symbol_cudnnInitTransformDest[23];
+        char wrapper_cubind_cudnn_init_transform_dest[33];
+        char symbol_cudnnCreateTensorTransformDescriptor[37];
+        char wrapper_cubind_cudnn_create_tensor_transform_descriptor[48];
+        char symbol_cudnnSetTensorTransformDescriptor[34];
+        char wrapper_cubind_cudnn_set_tensor_transform_descriptor[45];
+        char symbol_cudnnGetTensorTransformDescriptor[34];
+        char wrapper_cubind_cudnn_get_tensor_transform_descriptor[45];
+        char symbol_cudnnDestroyTensorTransformDescriptor[38];
+        char wrapper_cubind_cudnn_destroy_tensor_transform_descriptor[49];
+        char symbol_cudnnTransformTensor[21];
+        char wrapper_cubind_cudnn_transform_tensor[30];
+        char symbol_cudnnTransformTensorEx[23];
+        char wrapper_cubind_cudnn_transform_tensor_ex[33];
+        char symbol_cudnnAddTensor[15];
+        char wrapper_cubind_cudnn_add_tensor[24];
+        char symbol_cudnnCreateOpTensorDescriptor[30];
+        char wrapper_cubind_cudnn_create_op_tensor_descriptor[41];
+        char symbol_cudnnSetOpTensorDescriptor[27];
+        char wrapper_cubind_cudnn_set_op_tensor_descriptor[38];
+        char symbol_cudnnGetOpTensorDescriptor[27];
+        char wrapper_cubind_cudnn_get_op_tensor_descriptor[38];
+        char symbol_cudnnDestroyOpTensorDescriptor[31];
+        char wrapper_cubind_cudnn_destroy_op_tensor_descriptor[42];
+        char symbol_cudnnOpTensor[14];
+        char wrapper_cubind_cudnn_op_tensor[23];
+        char symbol_cudnnCreateReduceTensorDescriptor[34];
+        char wrapper_cubind_cudnn_create_reduce_tensor_descriptor[45];
+        char symbol_cudnnSetReduceTensorDescriptor[31];
+        char wrapper_cubind_cudnn_set_reduce_tensor_descriptor[42];
+        char symbol_cudnnGetReduceTensorDescriptor[31];
+        char wrapper_cubind_cudnn_get_reduce_tensor_descriptor[42];
+        char symbol_cudnnDestroyReduceTensorDescriptor[35];
+        char wrapper_cubind_cudnn_destroy_reduce_tensor_descriptor[46];
+        char symbol_cudnnGetReductionIndicesSize[29];
+        char wrapper_cubind_cudnn_get_reduction_indices_size[40];
+        char symbol_cudnnGetReductionWorkspaceSize[31];
+        char wrapper_cubind_cudnn_get_reduction_workspace_size[42];
+        char symbol_cudnnReduceTensor[18];
+        char wrapper_cubind_cudnn_reduce_tensor[27];
+        char symbol_cudnnSetTensor[15];
+        char wrapper_cubind_cudnn_set_tensor[24];
+        char symbol_cudnnScaleTensor[17];
+        char wrapper_cubind_cudnn_scale_tensor[26];
+        char symbol_cudnnCreateFilterDescriptor[28];
+        char wrapper_cubind_cudnn_create_filter_descriptor[38];
+        char symbol_cudnnSetFilter4dDescriptor[27];
+        char wrapper_cubind_cudnn_set_filter4d_descriptor[37];
+        char symbol_cudnnGetFilter4dDescriptor[27];
+        char wrapper_cubind_cudnn_get_filter4d_descriptor[37];
+        char symbol_cudnnSetFilterNdDescriptor[27];
+        char wrapper_cubind_cudnn_set_filter_nd_descriptor[38];
+        char symbol_cudnnGetFilterNdDescriptor[27];
+        char wrapper_cubind_cudnn_get_filter_nd_descriptor[38];
+        char symbol_cudnnGetFilterSizeInBytes[26];
+        char wrapper_cubind_cudnn_get_filter_size_in_bytes[38];
+        char symbol_cudnnTransformFilter[21];
+        char wrapper_cubind_cudnn_transform_filter[30];
+        char symbol_cudnnDestroyFilterDescriptor[29];
+        char wrapper_cubind_cudnn_destroy_filter_descriptor[39];
+        char symbol_cudnnSoftmaxForward[20];
+        char wrapper_cubind_cudnn_softmax_forward[29];
+        char symbol_cudnnCreatePoolingDescriptor[29];
+        char wrapper_cubind_cudnn_create_pooling_descriptor[39];
+        char symbol_cudnnSetPooling2dDescriptor[28];
+        char wrapper_cubind_cudnn_set_pooling2d_descriptor[38];
+        char symbol_cudnnGetPooling2dDescriptor[28];
+        char wrapper_cubind_cudnn_get_pooling2d_descriptor[38];
+        char symbol_cudnnSetPoolingNdDescriptor[28];
+        char wrapper_cubind_cudnn_set_pooling_nd_descriptor[39];
+        char symbol_cudnnGetPoolingNdDescriptor[28];
+        char wrapper_cubind_cudnn_get_pooling_nd_descriptor[39];
+        char symbol_cudnnGetPoolingNdForwardOutputDim[34];
+        char wrapper_cubind_cudnn_get_pooling_nd_forward_output_dim[47];
+        char symbol_cudnnGetPooling2dForwardOutputDim[34];
+        char wrapper_cubind_cudnn_get_pooling2d_forward_output_dim[46];
+        char symbol_cudnnDestroyPoolingDescriptor[30];
+        char wrapper_cubind_cudnn_destroy_pooling_descriptor[40];
+        char symbol_cudnnPoolingForward[20];
+        char wrapper_cubind_cudnn_pooling_forward[29];
+        char symbol_cudnnCreateActivationDescriptor[32];
+        char wrapper_cubind_cudnn_create_activation_descriptor[42];
+        char symbol_cudnnSetActivationDescriptor[29];
+        char wrapper_cubind_cudnn_set_activation_descriptor[39];
+        char symbol_cudnnGetActivationDescriptor[29];
+        char wrapper_cubind_cudnn_get_activation_descriptor[39];
+        char symbol_cudnnSetActivationDescriptorSwishBeta[38];
+        char wrapper_cubind_cudnn_set_activation_descriptor_swish_beta[50];
+        char symbol_cudnnGetActivationDescriptorSwishBeta[38];
+        char wrapper_cubind_cudnn_get_activation_descriptor_swish_beta[50];
+        char symbol_cudnnDestroyActivationDescriptor[33];
+        char wrapper_cubind_cudnn_destroy_activation_descriptor[43];
+        char symbol_cudnnActivationForward[23];
+        char wrapper_cubind_cudnn_activation_forward[32];
+        char symbol_cudnnCreateLRNDescriptor[25];
+        char wrapper_cubind_cudnn_create_lrn_descriptor[35];
+        char symbol_cudnnSetLRNDescriptor[22];
+        char wrapper_cubind_cudnn_set_lrn_descriptor[32];
+        char symbol_cudnnGetLRNDescriptor[22];
+        char wrapper_cubind_cudnn_get_lrn_descriptor[32];
+        char symbol_cudnnDestroyLRNDescriptor[26];
+        char wrapper_cubind_cudnn_destroy_lrn_descriptor[36];
+        char symbol_cudnnLRNCrossChannelForward[28];
+        char wrapper_cubind_cudnn_lrn_cross_channel_forward[39];
+        char symbol_cudnnDivisiveNormalizationForward[34];
+        char wrapper_cubind_cudnn_divisive_normalization_forward[44];
+        char symbol_cudnnDeriveBNTensorDescriptor[30];
+        char wrapper_cubind_cudnn_derive_bn_tensor_descriptor[41];
+        char symbol_cudnnBatchNormalizationForwardInference[40];
+        char wrapper_cubind_cudnn_batch_normalization_forward_inference[51];
+        char symbol_cudnnDeriveNormTensorDescriptor[32];
+        char wrapper_cubind_cudnn_derive_norm_tensor_descriptor[43];
+        char symbol_cudnnNormalizationForwardInference[35];
+        char wrapper_cubind_cudnn_normalization_forward_inference[45];
+        char symbol_cudnnCreateSpatialTransformerDescriptor[40];
+        char wrapper_cubind_cudnn_create_spatial_transformer_descriptor[51];
+        char symbol_cudnnSetSpatialTransformerNdDescriptor[39];
+        char wrapper_cubind_cudnn_set_spatial_transformer_nd_descriptor[51];
+        char symbol_cudnnDestroySpatialTransformerDescriptor[41];
+        char wrapper_cubind_cudnn_destroy_spatial_transformer_descriptor[52];
+        char symbol_cudnnSpatialTfGridGeneratorForward[35];
+        char wrapper_cubind_cudnn_spatial_tf_grid_generator_forward[47];
+        char symbol_cudnnSpatialTfSamplerForward[29];
+        char wrapper_cubind_cudnn_spatial_tf_sampler_forward[40];
+        char symbol_cudnnCreateDropoutDescriptor[29];
+        char wrapper_cubind_cudnn_create_dropout_descriptor[39];
+        char symbol_cudnnDestroyDropoutDescriptor[30];
+        char wrapper_cubind_cudnn_destroy_dropout_descriptor[40];
+        char symbol_cudnnDropoutGetStatesSize[26];
+        char wrapper_cubind_cudnn_dropout_get_states_size[37];
+        char symbol_cudnnDropoutGetReserveSpaceSize[32];
+        char wrapper_cubind_cudnn_dropout_get_reserve_space_size[44];
+        char symbol_cudnnSetDropoutDescriptor[26];
+        char wrapper_cubind_cudnn_set_dropout_descriptor[36];
+        char symbol_cudnnRestoreDropoutDescriptor[30];
+        char wrapper_cubind_cudnn_restore_dropout_descriptor[40];
+        char symbol_cudnnGetDropoutDescriptor[26];
+        char wrapper_cubind_cudnn_get_dropout_descriptor[36];
+        char symbol_cudnnDropoutForward[20];
+        char wrapper_cubind_cudnn_dropout_forward[29];
+        char symbol_cudnnOpsVersionCheck[21];
+        char wrapper_cubind_cudnn_ops_version_check[31];
+        char symbol_cudnnSoftmaxBackward[21];
+        char wrapper_cubind_cudnn_softmax_backward[30];
+        char symbol_cudnnPoolingBackward[21];
+        char wrapper_cubind_cudnn_pooling_backward[30];
+        char symbol_cudnnActivationBackward[24];
+        char wrapper_cubind_cudnn_activation_backward[33];
+        char symbol_cudnnLRNCrossChannelBackward[29];
+        char wrapper_cubind_cudnn_lrn_cross_channel_backward[40];
+        char symbol_cudnnDivisiveNormalizationBackward[35];
+        char wrapper_cubind_cudnn_divisive_normalization_backward[45];
+        char symbol_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize[57];
+        char wrapper_cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size[72];
+        char symbol_cudnnGetBatchNormalizationBackwardExWorkspaceSize[50];
+        char wrapper_cubind_cudnn_get_batch_normalization_backward_ex_workspace_size[64];
+        char symbol_cudnnGetBatchNormalizationTrainingExReserveSpaceSize[53];
+        char wrapper_cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size[68];
+        char symbol_cudnnBatchNormalizationForwardTraining[39];
+        char wrapper_cubind_cudnn_batch_normalization_forward_training[50];
+        char symbol_cudnnBatchNormalizationForwardTrainingEx[41];
+        char wrapper_cubind_cudnn_batch_normalization_forward_training_ex[53];
+        char symbol_cudnnBatchNormalizationBackward[32];
+        char wrapper_cubind_cudnn_batch_normalization_backward[42];
+        char symbol_cudnnBatchNormalizationBackwardEx[34];
+        char wrapper_cubind_cudnn_batch_normalization_backward_ex[45];
+        char symbol_cudnnGetNormalizationForwardTrainingWorkspaceSize[50];
+        char wrapper_cubind_cudnn_get_normalization_forward_training_workspace_size[63];
+        char symbol_cudnnGetNormalizationBackwardWorkspaceSize[43];
+        char wrapper_cubind_cudnn_get_normalization_backward_workspace_size[55];
+        char symbol_cudnnGetNormalizationTrainingReserveSpaceSize[46];
+        char wrapper_cubind_cudnn_get_normalization_training_reserve_space_size[59];
+        char symbol_cudnnNormalizationForwardTraining[34];
+        char wrapper_cubind_cudnn_normalization_forward_training[44];
+        char symbol_cudnnNormalizationBackward[27];
+        char wrapper_cubind_cudnn_normalization_backward[36];
+        char symbol_cudnnSpatialTfGridGeneratorBackward[36];
+        char wrapper_cubind_cudnn_spatial_tf_grid_generator_backward[48];
+        char symbol_cudnnSpatialTfSamplerBackward[30];
+        char wrapper_cubind_cudnn_spatial_tf_sampler_backward[41];
+        char symbol_cudnnDropoutBackward[21];
+        char wrapper_cubind_cudnn_dropout_backward[30];
+        char symbol_cudnnCreateRNNDescriptor[25];
+        char wrapper_cubind_cudnn_create_rnn_descriptor[35];
+        char symbol_cudnnDestroyRNNDescriptor[26];
+        char wrapper_cubind_cudnn_destroy_rnn_descriptor[36];
+        char symbol_cudnnSetRNNDescriptor_v8[25];
+        char wrapper_cubind_cudnn_set_rnn_descriptor_v8[35];
+        char symbol_cudnnGetRNNDescriptor_v8[25];
+        char wrapper_cubind_cudnn_get_rnn_descriptor_v8[35];
+        char symbol_cudnnRNNSetClip_v8[19];
+        char wrapper_cubind_cudnn_rnn_set_clip_v8[29];
+        char symbol_cudnnRNNSetClip_v9[19];
+        char wrapper_cubind_cudnn_rnn_set_clip_v9[29];
+        char symbol_cudnnRNNGetClip_v8[19];
+        char wrapper_cubind_cudnn_rnn_get_clip_v8[29];
+        char symbol_cudnnRNNGetClip_v9[19];
+        char wrapper_cubind_cudnn_rnn_get_clip_v9[29];
+        char symbol_cudnnBuildRNNDynamic[21];
+        char wrapper_cubind_cudnn_build_rnn_dynamic[31];
+        char symbol_cudnnGetRNNTempSpaceSizes[26];
+        char wrapper_cubind_cudnn_get_rnn_temp_space_sizes[38];
+        char symbol_cudnnGetRNNWeightSpaceSize[27];
+        char wrapper_cubind_cudnn_get_rnn_weight_space_size[39];
+        char symbol_cudnnGetRNNWeightParams[24];
+        char wrapper_cubind_cudnn_get_rnn_weight_params[35];
+        char symbol_cudnnCreateRNNDataDescriptor[29];
+        char wrapper_cubind_cudnn_create_rnn_data_descriptor[40];
+        char symbol_cudnnDestroyRNNDataDescriptor[30];
+        char wrapper_cubind_cudnn_destroy_rnn_data_descriptor[41];
+        char symbol_cudnnSetRNNDataDescriptor[26];
+        char wrapper_cubind_cudnn_set_rnn_data_descriptor[37];
+        char symbol_cudnnGetRNNDataDescriptor[26];
+        char wrapper_cubind_cudnn_get_rnn_data_descriptor[37];
+        char symbol_cudnnRNNForward[16];
+        char wrapper_cubind_cudnn_rnn_forward[25];
+        char symbol_cudnnCreateSeqDataDescriptor[29];
+        char wrapper_cubind_cudnn_create_seq_data_descriptor[40];
+        char symbol_cudnnDestroySeqDataDescriptor[30];
+        char wrapper_cubind_cudnn_destroy_seq_data_descriptor[41];
+        char symbol_cudnnSetSeqDataDescriptor[26];
+        char wrapper_cubind_cudnn_set_seq_data_descriptor[37];
+        char symbol_cudnnGetSeqDataDescriptor[26];
+        char wrapper_cubind_cudnn_get_seq_data_descriptor[37];
+        char symbol_cudnnCreateAttnDescriptor[26];
+        char wrapper_cubind_cudnn_create_attn_descriptor[36];
+        char symbol_cudnnDestroyAttnDescriptor[27];
+        char wrapper_cubind_cudnn_destroy_attn_descriptor[37];
+        char symbol_cudnnSetAttnDescriptor[23];
+        char wrapper_cubind_cudnn_set_attn_descriptor[33];
+        char symbol_cudnnGetAttnDescriptor[23];
+        char wrapper_cubind_cudnn_get_attn_descriptor[33];
+        char symbol_cudnnGetMultiHeadAttnBuffers[29];
+        char wrapper_cubind_cudnn_get_multi_head_attn_buffers[41];
+        char symbol_cudnnGetMultiHeadAttnWeights[29];
+        char wrapper_cubind_cudnn_get_multi_head_attn_weights[41];
+        char symbol_cudnnMultiHeadAttnForward[26];
+        char wrapper_cubind_cudnn_multi_head_attn_forward[37];
+        char symbol_cudnnAdvVersionCheck[21];
+        char wrapper_cubind_cudnn_adv_version_check[31];
+        char symbol_cudnnRNNBackwardData_v8[24];
+        char wrapper_cubind_cudnn_rnn_backward_data_v8[34];
+        char symbol_cudnnRNNBackwardWeights_v8[27];
+        char wrapper_cubind_cudnn_rnn_backward_weights_v8[37];
+        char symbol_cudnnMultiHeadAttnBackwardData[31];
+        char wrapper_cubind_cudnn_multi_head_attn_backward_data[43];
+        char symbol_cudnnMultiHeadAttnBackwardWeights[34];
+        char wrapper_cubind_cudnn_multi_head_attn_backward_weights[46];
+        char symbol_cudnnCreateCTCLossDescriptor[29];
+        char wrapper_cubind_cudnn_create_ctc_loss_descriptor[40];
+        char symbol_cudnnSetCTCLossDescriptor[26];
+        char wrapper_cubind_cudnn_set_ctc_loss_descriptor[37];
+        char symbol_cudnnSetCTCLossDescriptorEx[28];
+        char wrapper_cubind_cudnn_set_ctc_loss_descriptor_ex[40];
+        char symbol_cudnnSetCTCLossDescriptor_v8[29];
+        char wrapper_cubind_cudnn_set_ctc_loss_descriptor_v8[40];
+        char symbol_cudnnSetCTCLossDescriptor_v9[29];
+        char wrapper_cubind_cudnn_set_ctc_loss_descriptor_v9[40];
+        char symbol_cudnnGetCTCLossDescriptor[26];
+        char wrapper_cubind_cudnn_get_ctc_loss_descriptor[37];
+        char symbol_cudnnGetCTCLossDescriptorEx[28];
+        char wrapper_cubind_cudnn_get_ctc_loss_descriptor_ex[40];
+        char symbol_cudnnGetCTCLossDescriptor_v8[29];
+        char wrapper_cubind_cudnn_get_ctc_loss_descriptor_v8[40];
+        char symbol_cudnnGetCTCLossDescriptor_v9[29];
+        char wrapper_cubind_cudnn_get_ctc_loss_descriptor_v9[40];
+        char symbol_cudnnDestroyCTCLossDescriptor[30];
+        char wrapper_cubind_cudnn_destroy_ctc_loss_descriptor[41];
+        char symbol_cudnnCTCLoss[13];
+        char wrapper_cubind_cudnn_ctc_loss[22];
+        char symbol_cudnnCTCLoss_v8[16];
+        char wrapper_cubind_cudnn_ctc_loss_v8[25];
+        char symbol_cudnnGetCTCLossWorkspaceSize[29];
+        char wrapper_cubind_cudnn_get_ctc_loss_workspace_size[41];
+        char symbol_cudnnGetCTCLossWorkspaceSize_v8[32];
+        char wrapper_cubind_cudnn_get_ctc_loss_workspace_size_v8[44];
+        char symbol_cudnnCreateConvolutionDescriptor[33];
+        char wrapper_cubind_cudnn_create_convolution_descriptor[43];
+        char symbol_cudnnDestroyConvolutionDescriptor[34];
+        char wrapper_cubind_cudnn_destroy_convolution_descriptor[44];
+        char symbol_cudnnSetConvolutionMathType[28];
+        char wrapper_cubind_cudnn_set_convolution_math_type[39];
+        char symbol_cudnnGetConvolutionMathType[28];
+        char wrapper_cubind_cudnn_get_convolution_math_type[39];
+        char symbol_cudnnSetConvolutionGroupCount[30];
+        char wrapper_cubind_cudnn_set_convolution_group_count[41];
+        char symbol_cudnnGetConvolutionGroupCount[30];
+        char wrapper_cubind_cudnn_get_convolution_group_count[41];
+        char symbol_cudnnSetConvolutionReorderType[31];
+        char wrapper_cubind_cudnn_set_convolution_reorder_type[42];
+        char symbol_cudnnGetConvolutionReorderType[31];
+        char wrapper_cubind_cudnn_get_convolution_reorder_type[42];
+        char symbol_cudnnSetConvolution2dDescriptor[32];
+        char wrapper_cubind_cudnn_set_convolution2d_descriptor[42];
+        char symbol_cudnnGetConvolution2dDescriptor[32];
+        char wrapper_cubind_cudnn_get_convolution2d_descriptor[42];
+        char symbol_cudnnSetConvolutionNdDescriptor[32];
+        char wrapper_cubind_cudnn_set_convolution_nd_descriptor[43];
+        char symbol_cudnnGetConvolutionNdDescriptor[32];
+        char wrapper_cubind_cudnn_get_convolution_nd_descriptor[43];
+        char symbol_cudnnGetConvolution2dForwardOutputDim[38];
+        char wrapper_cubind_cudnn_get_convolution2d_forward_output_dim[50];
+        char symbol_cudnnGetConvolutionNdForwardOutputDim[38];
+        char wrapper_cubind_cudnn_get_convolution_nd_forward_output_dim[51];
+        char symbol_cudnnGetConvolutionForwardAlgorithmMaxCount[44];
+        char wrapper_cubind_cudnn_get_convolution_forward_algorithm_max_count[57];
+        char symbol_cudnnGetConvolutionForwardAlgorithm_v7[39];
+        char wrapper_cubind_cudnn_get_convolution_forward_algorithm_v7[50];
+        char symbol_cudnnFindConvolutionForwardAlgorithm[37];
+        char wrapper_cubind_cudnn_find_convolution_forward_algorithm[48];
+        char symbol_cudnnFindConvolutionForwardAlgorithmEx[39];
+        char wrapper_cubind_cudnn_find_convolution_forward_algorithm_ex[51];
+        char symbol_cudnnIm2Col[12];
+        char wrapper_cubind_cudnn_im2_col[21];
+        char symbol_cudnnReorderFilterAndBias[26];
+        char wrapper_cubind_cudnn_reorder_filter_and_bias[37];
+        char symbol_cudnnGetConvolutionForwardWorkspaceSize[40];
+        char wrapper_cubind_cudnn_get_convolution_forward_workspace_size[52];
+        char symbol_cudnnConvolutionForward[24];
+        char wrapper_cubind_cudnn_convolution_forward[33];
+        char symbol_cudnnConvolutionBiasActivationForward[38];
+        char wrapper_cubind_cudnn_convolution_bias_activation_forward[49];
+        char symbol_cudnnGetConvolutionBackwardDataAlgorithmMaxCount[49];
+        char wrapper_cubind_cudnn_get_convolution_backward_data_algorithm_max_count[63];
+        char symbol_cudnnFindConvolutionBackwardDataAlgorithm[42];
+        char wrapper_cubind_cudnn_find_convolution_backward_data_algorithm[54];
+        char symbol_cudnnFindConvolutionBackwardDataAlgorithmEx[44];
+        char wrapper_cubind_cudnn_find_convolution_backward_data_algorithm_ex[57];
+        char symbol_cudnnGetConvolutionBackwardDataAlgorithm_v7[44];
+        char wrapper_cubind_cudnn_get_convolution_backward_data_algorithm_v7[56];
+        char symbol_cudnnGetConvolutionBackwardDataWorkspaceSize[45];
+        char wrapper_cubind_cudnn_get_convolution_backward_data_workspace_size[58];
+        char symbol_cudnnConvolutionBackwardData[29];
+        char wrapper_cubind_cudnn_convolution_backward_data[39];
+        char symbol_cudnnGetFoldedConvBackwardDataDescriptors[42];
+        char wrapper_cubind_cudnn_get_folded_conv_backward_data_descriptors[55];
+        char symbol_cudnnCnnVersionCheck[21];
+        char wrapper_cubind_cudnn_cnn_version_check[31];
+        char symbol_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount[51];
+        char wrapper_cubind_cudnn_get_convolution_backward_filter_algorithm_max_count[65];
+        char symbol_cudnnFindConvolutionBackwardFilterAlgorithm[44];
+        char wrapper_cubind_cudnn_find_convolution_backward_filter_algorithm[56];
+        char symbol_cudnnFindConvolutionBackwardFilterAlgorithmEx[46];
+        char wrapper_cubind_cudnn_find_convolution_backward_filter_algorithm_ex[59];
+        char symbol_cudnnGetConvolutionBackwardFilterAlgorithm_v7[46];
+        char wrapper_cubind_cudnn_get_convolution_backward_filter_algorithm_v7[58];
+        char symbol_cudnnGetConvolutionBackwardFilterWorkspaceSize[47];
+        char wrapper_cubind_cudnn_get_convolution_backward_filter_workspace_size[60];
+        char symbol_cudnnConvolutionBackwardFilter[31];
+        char wrapper_cubind_cudnn_convolution_backward_filter[41];
+        char symbol_cudnnConvolutionBackwardBias[29];
+        char wrapper_cubind_cudnn_convolution_backward_bias[39];
+        char symbol_cudnnCreateFusedOpsConstParamPack[34];
+        char wrapper_cubind_cudnn_create_fused_ops_const_param_pack[47];
+        char symbol_cudnnDestroyFusedOpsConstParamPack[35];
+        char wrapper_cubind_cudnn_destroy_fused_ops_const_param_pack[48];
+        char symbol_cudnnSetFusedOpsConstParamPackAttribute[40];
+        char wrapper_cubind_cudnn_set_fused_ops_const_param_pack_attribute[54];
+        char symbol_cudnnGetFusedOpsConstParamPackAttribute[40];
+        char wrapper_cubind_cudnn_get_fused_ops_const_param_pack_attribute[54];
+        char symbol_cudnnCreateFusedOpsVariantParamPack[36];
+        char wrapper_cubind_cudnn_create_fused_ops_variant_param_pack[49];
+        char symbol_cudnnDestroyFusedOpsVariantParamPack[37];
+        char wrapper_cubind_cudnn_destroy_fused_ops_variant_param_pack[50];
+        char symbol_cudnnSetFusedOpsVariantParamPackAttribute[42];
+        char wrapper_cubind_cudnn_set_fused_ops_variant_param_pack_attribute[56];
+        char symbol_cudnnGetFusedOpsVariantParamPackAttribute[42];
+        char wrapper_cubind_cudnn_get_fused_ops_variant_param_pack_attribute[56];
+        char symbol_cudnnCreateFusedOpsPlan[24];
+        char wrapper_cubind_cudnn_create_fused_ops_plan[35];
+        char symbol_cudnnDestroyFusedOpsPlan[25];
+        char wrapper_cubind_cudnn_destroy_fused_ops_plan[36];
+        char symbol_cudnnMakeFusedOpsPlan[22];
+        char wrapper_cubind_cudnn_make_fused_ops_plan[33];
+        char symbol_cudnnFusedOpsExecute[21];
+        char wrapper_cubind_cudnn_fused_ops_execute[31];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+} cubind__cudnn_symbols = {
+    {CUBIND_LIB_CUDNN, SYMBOL_COUNT, offsetof(struct cubind__cudnn_symbols, names),
+     offsetof(struct cubind__cudnn_symbols, offsets)},
+    {
+        "cudnnGetVersion",
+        "cubind_cudnn_get_version",
+        "cudnnGetMaxDeviceVersion",
+        "cubind_cudnn_get_max_device_version",
+        "cudnnGetCudartVersion",
+        "cubind_cudnn_get_cudart_version",
+        "cudnnGetErrorString",
+        "cubind_cudnn_get_error_string",
+        "cudnnGetLastErrorString",
+        "cubind_cudnn_get_last_error_string",
+        "cudnnQueryRuntimeError",
+        "cubind_cudnn_query_runtime_error",
+        "cudnnGetProperty",
+        "cubind_cudnn_get_property",
+        "cudnnCreate",
+        "cubind_cudnn_create",
+        "cudnnDestroy",
+        "cubind_cudnn_destroy",
+        "cudnnSetStream",
+        "cubind_cudnn_set_stream",
+        "cudnnGetStream",
+        "cubind_cudnn_get_stream",
+        "cudnnSetCallback",
+        "cubind_cudnn_set_callback",
+        "cudnnGetCallback",
+        "cubind_cudnn_get_callback",
+        "cudnnGraphVersionCheck",
+        "cubind_cudnn_graph_version_check",
+        "cudnnBackendCreateDescriptor",
+        "cubind_cudnn_backend_create_descriptor",
+        "cudnnBackendDestroyDescriptor",
+        "cubind_cudnn_backend_destroy_descriptor",
+        "cudnnBackendInitialize",
+        "cubind_cudnn_backend_initialize",
+        "cudnnBackendFinalize",
+        "cubind_cudnn_backend_finalize",
+        "cudnnBackendSetAttribute",
+        "cubind_cudnn_backend_set_attribute",
+        "cudnnBackendGetAttribute",
+        "cubind_cudnn_backend_get_attribute",
+        "cudnnBackendExecute",
+        "cubind_cudnn_backend_execute",
+        "cudnnBackendPopulateCudaGraph",
+        "cubind_cudnn_backend_populate_cuda_graph",
+        "cudnnBackendUpdateCudaGraph",
+        "cubind_cudnn_backend_update_cuda_graph",
+        "cudnnCreateTensorDescriptor",
+        "cubind_cudnn_create_tensor_descriptor",
+        "cudnnSetTensor4dDescriptor",
+        "cubind_cudnn_set_tensor4d_descriptor",
+        "cudnnSetTensor4dDescriptorEx",
+        "cubind_cudnn_set_tensor4d_descriptor_ex",
+        "cudnnGetTensor4dDescriptor",
+        "cubind_cudnn_get_tensor4d_descriptor",
+        "cudnnSetTensorNdDescriptor",
+        "cubind_cudnn_set_tensor_nd_descriptor",
+        "cudnnSetTensorNdDescriptorEx",
+        "cubind_cudnn_set_tensor_nd_descriptor_ex",
+        "cudnnGetTensorNdDescriptor",
+        "cubind_cudnn_get_tensor_nd_descriptor",
+        "cudnnGetTensorSizeInBytes",
+        "cubind_cudnn_get_tensor_size_in_bytes",
+        "cudnnDestroyTensorDescriptor",
+        "cubind_cudnn_destroy_tensor_descriptor",
+        "cudnnInitTransformDest",
+        "cubind_cudnn_init_transform_dest",
+        "cudnnCreateTensorTransformDescriptor",
+        "cubind_cudnn_create_tensor_transform_descriptor",
+        "cudnnSetTensorTransformDescriptor",
+        "cubind_cudnn_set_tensor_transform_descriptor",
+        "cudnnGetTensorTransformDescriptor",
+        "cubind_cudnn_get_tensor_transform_descriptor",
+        "cudnnDestroyTensorTransformDescriptor",
+        "cubind_cudnn_destroy_tensor_transform_descriptor",
+        "cudnnTransformTensor",
+        "cubind_cudnn_transform_tensor",
+        "cudnnTransformTensorEx",
+        "cubind_cudnn_transform_tensor_ex",
+        "cudnnAddTensor",
+        "cubind_cudnn_add_tensor",
+        "cudnnCreateOpTensorDescriptor",
+        "cubind_cudnn_create_op_tensor_descriptor",
+        "cudnnSetOpTensorDescriptor",
+        "cubind_cudnn_set_op_tensor_descriptor",
+        "cudnnGetOpTensorDescriptor",
+        "cubind_cudnn_get_op_tensor_descriptor",
+        "cudnnDestroyOpTensorDescriptor",
+        "cubind_cudnn_destroy_op_tensor_descriptor",
+        "cudnnOpTensor",
+        "cubind_cudnn_op_tensor",
+        "cudnnCreateReduceTensorDescriptor",
+        "cubind_cudnn_create_reduce_tensor_descriptor",
+        "cudnnSetReduceTensorDescriptor",
+        "cubind_cudnn_set_reduce_tensor_descriptor",
+        "cudnnGetReduceTensorDescriptor",
+        "cubind_cudnn_get_reduce_tensor_descriptor",
+        "cudnnDestroyReduceTensorDescriptor",
+        "cubind_cudnn_destroy_reduce_tensor_descriptor",
+        "cudnnGetReductionIndicesSize",
+        "cubind_cudnn_get_reduction_indices_size",
+        "cudnnGetReductionWorkspaceSize",
+        "cubind_cudnn_get_reduction_workspace_size",
+        "cudnnReduceTensor",
+        "cubind_cudnn_reduce_tensor",
+        "cudnnSetTensor",
+        "cubind_cudnn_set_tensor",
+        "cudnnScaleTensor",
+        "cubind_cudnn_scale_tensor",
+        "cudnnCreateFilterDescriptor",
+        "cubind_cudnn_create_filter_descriptor",
+        "cudnnSetFilter4dDescriptor",
+        "cubind_cudnn_set_filter4d_descriptor",
+        "cudnnGetFilter4dDescriptor",
+        "cubind_cudnn_get_filter4d_descriptor",
+        "cudnnSetFilterNdDescriptor",
+        "cubind_cudnn_set_filter_nd_descriptor",
+        "cudnnGetFilterNdDescriptor",
+        "cubind_cudnn_get_filter_nd_descriptor",
+        "cudnnGetFilterSizeInBytes",
+        "cubind_cudnn_get_filter_size_in_bytes",
+        "cudnnTransformFilter",
+        "cubind_cudnn_transform_filter",
+        "cudnnDestroyFilterDescriptor",
+        "cubind_cudnn_destroy_filter_descriptor",
+        "cudnnSoftmaxForward",
+        "cubind_cudnn_softmax_forward",
+        "cudnnCreatePoolingDescriptor",
+        "cubind_cudnn_create_pooling_descriptor",
+        "cudnnSetPooling2dDescriptor",
+        "cubind_cudnn_set_pooling2d_descriptor",
+        "cudnnGetPooling2dDescriptor",
+        "cubind_cudnn_get_pooling2d_descriptor",
+        "cudnnSetPoolingNdDescriptor",
+        "cubind_cudnn_set_pooling_nd_descriptor",
+        "cudnnGetPoolingNdDescriptor",
+        "cubind_cudnn_get_pooling_nd_descriptor",
+        "cudnnGetPoolingNdForwardOutputDim",
+        "cubind_cudnn_get_pooling_nd_forward_output_dim",
+        "cudnnGetPooling2dForwardOutputDim",
+        "cubind_cudnn_get_pooling2d_forward_output_dim",
+        "cudnnDestroyPoolingDescriptor",
+        "cubind_cudnn_destroy_pooling_descriptor",
+        "cudnnPoolingForward",
+        "cubind_cudnn_pooling_forward",
+        "cudnnCreateActivationDescriptor",
+        "cubind_cudnn_create_activation_descriptor",
+        "cudnnSetActivationDescriptor",
+        "cubind_cudnn_set_activation_descriptor",
+        "cudnnGetActivationDescriptor",
+        "cubind_cudnn_get_activation_descriptor",
+        "cudnnSetActivationDescriptorSwishBeta",
+        "cubind_cudnn_set_activation_descriptor_swish_beta",
+        "cudnnGetActivationDescriptorSwishBeta",
+        "cubind_cudnn_get_activation_descriptor_swish_beta",
+        "cudnnDestroyActivationDescriptor",
+        "cubind_cudnn_destroy_activation_descriptor",
+        "cudnnActivationForward",
+        "cubind_cudnn_activation_forward",
+        "cudnnCreateLRNDescriptor",
+        "cubind_cudnn_create_lrn_descriptor",
+        "cudnnSetLRNDescriptor",
+        "cubind_cudnn_set_lrn_descriptor",
+        "cudnnGetLRNDescriptor",
+        "cubind_cudnn_get_lrn_descriptor",
+        "cudnnDestroyLRNDescriptor",
+        "cubind_cudnn_destroy_lrn_descriptor",
+        "cudnnLRNCrossChannelForward",
+        "cubind_cudnn_lrn_cross_channel_forward",
+        "cudnnDivisiveNormalizationForward",
+        "cubind_cudnn_divisive_normalization_forward",
+        "cudnnDeriveBNTensorDescriptor",
+        "cubind_cudnn_derive_bn_tensor_descriptor",
+        "cudnnBatchNormalizationForwardInference",
+        "cubind_cudnn_batch_normalization_forward_inference",
+        "cudnnDeriveNormTensorDescriptor",
+        "cubind_cudnn_derive_norm_tensor_descriptor",
+        "cudnnNormalizationForwardInference",
+        "cubind_cudnn_normalization_forward_inference",
+        "cudnnCreateSpatialTransformerDescriptor",
+        "cubind_cudnn_create_spatial_transformer_descriptor",
+        "cudnnSetSpatialTransformerNdDescriptor",
+        "cubind_cudnn_set_spatial_transformer_nd_descriptor",
+        "cudnnDestroySpatialTransformerDescriptor",
+        "cubind_cudnn_destroy_spatial_transformer_descriptor",
+        "cudnnSpatialTfGridGeneratorForward",
+        "cubind_cudnn_spatial_tf_grid_generator_forward",
+        "cudnnSpatialTfSamplerForward",
+        "cubind_cudnn_spatial_tf_sampler_forward",
+        "cudnnCreateDropoutDescriptor",
+        "cubind_cudnn_create_dropout_descriptor",
+        "cudnnDestroyDropoutDescriptor",
+        "cubind_cudnn_destroy_dropout_descriptor",
+        "cudnnDropoutGetStatesSize",
+        "cubind_cudnn_dropout_get_states_size",
+        "cudnnDropoutGetReserveSpaceSize",
+        "cubind_cudnn_dropout_get_reserve_space_size",
+        "cudnnSetDropoutDescriptor",
+        "cubind_cudnn_set_dropout_descriptor",
+        "cudnnRestoreDropoutDescriptor",
+        "cubind_cudnn_restore_dropout_descriptor",
+        "cudnnGetDropoutDescriptor",
+        "cubind_cudnn_get_dropout_descriptor",
+        "cudnnDropoutForward",
+        "cubind_cudnn_dropout_forward",
+        "cudnnOpsVersionCheck",
+        "cubind_cudnn_ops_version_check",
+        "cudnnSoftmaxBackward",
+        "cubind_cudnn_softmax_backward",
+        "cudnnPoolingBackward",
+        "cubind_cudnn_pooling_backward",
+        "cudnnActivationBackward",
+        "cubind_cudnn_activation_backward",
+        "cudnnLRNCrossChannelBackward",
+        "cubind_cudnn_lrn_cross_channel_backward",
+        "cudnnDivisiveNormalizationBackward",
+        "cubind_cudnn_divisive_normalization_backward",
+        "cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize",
+        "cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size",
+        "cudnnGetBatchNormalizationBackwardExWorkspaceSize",
+        "cubind_cudnn_get_batch_normalization_backward_ex_workspace_size",
+        "cudnnGetBatchNormalizationTrainingExReserveSpaceSize",
+        "cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size",
+        "cudnnBatchNormalizationForwardTraining",
+        "cubind_cudnn_batch_normalization_forward_training",
+        "cudnnBatchNormalizationForwardTrainingEx",
+        "cubind_cudnn_batch_normalization_forward_training_ex",
+        "cudnnBatchNormalizationBackward",
+        "cubind_cudnn_batch_normalization_backward",
+        "cudnnBatchNormalizationBackwardEx",
+        "cubind_cudnn_batch_normalization_backward_ex",
+        "cudnnGetNormalizationForwardTrainingWorkspaceSize",
+        "cubind_cudnn_get_normalization_forward_training_workspace_size",
+        "cudnnGetNormalizationBackwardWorkspaceSize",
+        "cubind_cudnn_get_normalization_backward_workspace_size",
+        "cudnnGetNormalizationTrainingReserveSpaceSize",
+        "cubind_cudnn_get_normalization_training_reserve_space_size",
+        "cudnnNormalizationForwardTraining",
+        "cubind_cudnn_normalization_forward_training",
+        "cudnnNormalizationBackward",
+        "cubind_cudnn_normalization_backward",
+        "cudnnSpatialTfGridGeneratorBackward",
+        "cubind_cudnn_spatial_tf_grid_generator_backward",
+        "cudnnSpatialTfSamplerBackward",
+        "cubind_cudnn_spatial_tf_sampler_backward",
+        "cudnnDropoutBackward",
+        "cubind_cudnn_dropout_backward",
+        "cudnnCreateRNNDescriptor",
+        "cubind_cudnn_create_rnn_descriptor",
+        "cudnnDestroyRNNDescriptor",
+        "cubind_cudnn_destroy_rnn_descriptor",
+        "cudnnSetRNNDescriptor_v8",
+        "cubind_cudnn_set_rnn_descriptor_v8",
+        "cudnnGetRNNDescriptor_v8",
+        "cubind_cudnn_get_rnn_descriptor_v8",
+        "cudnnRNNSetClip_v8",
+        "cubind_cudnn_rnn_set_clip_v8",
+        "cudnnRNNSetClip_v9",
+        "cubind_cudnn_rnn_set_clip_v9",
+        "cudnnRNNGetClip_v8",
+        "cubind_cudnn_rnn_get_clip_v8",
+        "cudnnRNNGetClip_v9",
+        "cubind_cudnn_rnn_get_clip_v9",
+        "cudnnBuildRNNDynamic",
+        "cubind_cudnn_build_rnn_dynamic",
+        "cudnnGetRNNTempSpaceSizes",
+        "cubind_cudnn_get_rnn_temp_space_sizes",
+        "cudnnGetRNNWeightSpaceSize",
+        "cubind_cudnn_get_rnn_weight_space_size",
+        "cudnnGetRNNWeightParams",
+        "cubind_cudnn_get_rnn_weight_params",
+        "cudnnCreateRNNDataDescriptor",
+        "cubind_cudnn_create_rnn_data_descriptor",
+        "cudnnDestroyRNNDataDescriptor",
+        "cubind_cudnn_destroy_rnn_data_descriptor",
+        "cudnnSetRNNDataDescriptor",
+        "cubind_cudnn_set_rnn_data_descriptor",
+        "cudnnGetRNNDataDescriptor",
+        "cubind_cudnn_get_rnn_data_descriptor",
+        "cudnnRNNForward",
+        "cubind_cudnn_rnn_forward",
+        "cudnnCreateSeqDataDescriptor",
+        "cubind_cudnn_create_seq_data_descriptor",
+        "cudnnDestroySeqDataDescriptor",
+        "cubind_cudnn_destroy_seq_data_descriptor",
+        "cudnnSetSeqDataDescriptor",
+        "cubind_cudnn_set_seq_data_descriptor",
+        "cudnnGetSeqDataDescriptor",
+        "cubind_cudnn_get_seq_data_descriptor",
+        "cudnnCreateAttnDescriptor",
+        "cubind_cudnn_create_attn_descriptor",
+        "cudnnDestroyAttnDescriptor",
+        "cubind_cudnn_destroy_attn_descriptor",
+        "cudnnSetAttnDescriptor",
+        "cubind_cudnn_set_attn_descriptor",
+        "cudnnGetAttnDescriptor",
+        "cubind_cudnn_get_attn_descriptor",
+        "cudnnGetMultiHeadAttnBuffers",
+        "cubind_cudnn_get_multi_head_attn_buffers",
+        "cudnnGetMultiHeadAttnWeights",
+        "cubind_cudnn_get_multi_head_attn_weights",
+        "cudnnMultiHeadAttnForward",
+        "cubind_cudnn_multi_head_attn_forward",
+        "cudnnAdvVersionCheck",
+        "cubind_cudnn_adv_version_check",
+        "cudnnRNNBackwardData_v8",
+        "cubind_cudnn_rnn_backward_data_v8",
+        "cudnnRNNBackwardWeights_v8",
+        "cubind_cudnn_rnn_backward_weights_v8",
+        "cudnnMultiHeadAttnBackwardData",
+        "cubind_cudnn_multi_head_attn_backward_data",
+        "cudnnMultiHeadAttnBackwardWeights",
+        "cubind_cudnn_multi_head_attn_backward_weights",
+        "cudnnCreateCTCLossDescriptor",
+        "cubind_cudnn_create_ctc_loss_descriptor",
+        "cudnnSetCTCLossDescriptor",
+        "cubind_cudnn_set_ctc_loss_descriptor",
+        "cudnnSetCTCLossDescriptorEx",
+        "cubind_cudnn_set_ctc_loss_descriptor_ex",
+        "cudnnSetCTCLossDescriptor_v8",
+        "cubind_cudnn_set_ctc_loss_descriptor_v8",
+        "cudnnSetCTCLossDescriptor_v9",
+        "cubind_cudnn_set_ctc_loss_descriptor_v9",
+        "cudnnGetCTCLossDescriptor",
+        "cubind_cudnn_get_ctc_loss_descriptor",
+        "cudnnGetCTCLossDescriptorEx",
+        "cubind_cudnn_get_ctc_loss_descriptor_ex",
+        "cudnnGetCTCLossDescriptor_v8",
+        "cubind_cudnn_get_ctc_loss_descriptor_v8",
+        "cudnnGetCTCLossDescriptor_v9",
+        "cubind_cudnn_get_ctc_loss_descriptor_v9",
+        "cudnnDestroyCTCLossDescriptor",
+        "cubind_cudnn_destroy_ctc_loss_descriptor",
+        "cudnnCTCLoss",
+        "cubind_cudnn_ctc_loss",
+        "cudnnCTCLoss_v8",
+        "cubind_cudnn_ctc_loss_v8",
+        "cudnnGetCTCLossWorkspaceSize",
+        "cubind_cudnn_get_ctc_loss_workspace_size",
+        "cudnnGetCTCLossWorkspaceSize_v8",
+        "cubind_cudnn_get_ctc_loss_workspace_size_v8",
+        "cudnnCreateConvolutionDescriptor",
+        "cubind_cudnn_create_convolution_descriptor",
+        "cudnnDestroyConvolutionDescriptor",
+        "cubind_cudnn_destroy_convolution_descriptor",
+        "cudnnSetConvolutionMathType",
+        "cubind_cudnn_set_convolution_math_type",
+        "cudnnGetConvolutionMathType",
+        "cubind_cudnn_get_convolution_math_type",
+        "cudnnSetConvolutionGroupCount",
+        "cubind_cudnn_set_convolution_group_count",
+        "cudnnGetConvolutionGroupCount",
+        "cubind_cudnn_get_convolution_group_count",
+        "cudnnSetConvolutionReorderType",
+        "cubind_cudnn_set_convolution_reorder_type",
+        "cudnnGetConvolutionReorderType",
+        "cubind_cudnn_get_convolution_reorder_type",
+        "cudnnSetConvolution2dDescriptor",
+        "cubind_cudnn_set_convolution2d_descriptor",
+        "cudnnGetConvolution2dDescriptor",
+        "cubind_cudnn_get_convolution2d_descriptor",
+        "cudnnSetConvolutionNdDescriptor",
+        "cubind_cudnn_set_convolution_nd_descriptor",
+        "cudnnGetConvolutionNdDescriptor",
+        "cubind_cudnn_get_convolution_nd_descriptor",
+        "cudnnGetConvolution2dForwardOutputDim",
+        "cubind_cudnn_get_convolution2d_forward_output_dim",
+        "cudnnGetConvolutionNdForwardOutputDim",
+        "cubind_cudnn_get_convolution_nd_forward_output_dim",
+        "cudnnGetConvolutionForwardAlgorithmMaxCount",
+        "cubind_cudnn_get_convolution_forward_algorithm_max_count",
+        "cudnnGetConvolutionForwardAlgorithm_v7",
+        "cubind_cudnn_get_convolution_forward_algorithm_v7",
+        "cudnnFindConvolutionForwardAlgorithm",
+        "cubind_cudnn_find_convolution_forward_algorithm",
+        "cudnnFindConvolutionForwardAlgorithmEx",
+        "cubind_cudnn_find_convolution_forward_algorithm_ex",
+        "cudnnIm2Col",
+        "cubind_cudnn_im2_col",
+        "cudnnReorderFilterAndBias",
+        "cubind_cudnn_reorder_filter_and_bias",
+        "cudnnGetConvolutionForwardWorkspaceSize",
+        "cubind_cudnn_get_convolution_forward_workspace_size",
+        "cudnnConvolutionForward",
+        "cubind_cudnn_convolution_forward",
+        "cudnnConvolutionBiasActivationForward",
+        "cubind_cudnn_convolution_bias_activation_forward",
+        "cudnnGetConvolutionBackwardDataAlgorithmMaxCount",
+        "cubind_cudnn_get_convolution_backward_data_algorithm_max_count",
+        "cudnnFindConvolutionBackwardDataAlgorithm",
+        "cubind_cudnn_find_convolution_backward_data_algorithm",
+        "cudnnFindConvolutionBackwardDataAlgorithmEx",
+        "cubind_cudnn_find_convolution_backward_data_algorithm_ex",
+        "cudnnGetConvolutionBackwardDataAlgorithm_v7",
+        "cubind_cudnn_get_convolution_backward_data_algorithm_v7",
+        "cudnnGetConvolutionBackwardDataWorkspaceSize",
+        "cubind_cudnn_get_convolution_backward_data_workspace_size",
+        "cudnnConvolutionBackwardData",
+        "cubind_cudnn_convolution_backward_data",
+        "cudnnGetFoldedConvBackwardDataDescriptors",
+        "cubind_cudnn_get_folded_conv_backward_data_descriptors",
+        "cudnnCnnVersionCheck",
+        "cubind_cudnn_cnn_version_check",
+        "cudnnGetConvolutionBackwardFilterAlgorithmMaxCount",
+        "cubind_cudnn_get_convolution_backward_filter_algorithm_max_count",
+        "cudnnFindConvolutionBackwardFilterAlgorithm",
+        "cubind_cudnn_find_convolution_backward_filter_algorithm",
+        "cudnnFindConvolutionBackwardFilterAlgorithmEx",
+        "cubind_cudnn_find_convolution_backward_filter_algorithm_ex",
+        "cudnnGetConvolutionBackwardFilterAlgorithm_v7",
+        "cubind_cudnn_get_convolution_backward_filter_algorithm_v7",
+        "cudnnGetConvolutionBackwardFilterWorkspaceSize",
+        "cubind_cudnn_get_convolution_backward_filter_workspace_size",
+        "cudnnConvolutionBackwardFilter",
+        "cubind_cudnn_convolution_backward_filter",
+        "cudnnConvolutionBackwardBias",
+        "cubind_cudnn_convolution_backward_bias",
+        "cudnnCreateFusedOpsConstParamPack",
+        "cubind_cudnn_create_fused_ops_const_param_pack",
+        "cudnnDestroyFusedOpsConstParamPack",
+        "cubind_cudnn_destroy_fused_ops_const_param_pack",
+        "cudnnSetFusedOpsConstParamPackAttribute",
+        "cubind_cudnn_set_fused_ops_const_param_pack_attribute",
+        "cudnnGetFusedOpsConstParamPackAttribute",
+        "cubind_cudnn_get_fused_ops_const_param_pack_attribute",
+        "cudnnCreateFusedOpsVariantParamPack",
+        "cubind_cudnn_create_fused_ops_variant_param_pack",
+        "cudnnDestroyFusedOpsVariantParamPack",
+        "cubind_cudnn_destroy_fused_ops_variant_param_pack",
+        "cudnnSetFusedOpsVariantParamPackAttribute",
+        "cubind_cudnn_set_fused_ops_variant_param_pack_attribute",
+        "cudnnGetFusedOpsVariantParamPackAttribute",
+        "cubind_cudnn_get_fused_ops_variant_param_pack_attribute",
+        "cudnnCreateFusedOpsPlan",
+        "cubind_cudnn_create_fused_ops_plan",
+        "cudnnDestroyFusedOpsPlan",
+        "cubind_cudnn_destroy_fused_ops_plan",
+        "cudnnMakeFusedOpsPlan",
+        "cubind_cudnn_make_fused_ops_plan",
+        "cudnnFusedOpsExecute",
+        "cubind_cudnn_fused_ops_execute",
+    },
 #define AT(member) offsetof(struct names, member)
-
-/* Exported symbol, C API name, cubind name. */
-static const cubind__name_offsets offsets[SYMBOL_COUNT] = {
-    {AT(symbol_cudnnGetVersion), AT(symbol_cudnnGetVersion), AT(wrapper_cubind_cudnn_get_version)},
-    {AT(symbol_cudnnGetMaxDeviceVersion), AT(symbol_cudnnGetMaxDeviceVersion), AT(wrapper_cubind_cudnn_get_max_device_version)},
-    {AT(symbol_cudnnGetCudartVersion), AT(symbol_cudnnGetCudartVersion), AT(wrapper_cubind_cudnn_get_cudart_version)},
-    {AT(symbol_cudnnGetErrorString), AT(symbol_cudnnGetErrorString), AT(wrapper_cubind_cudnn_get_error_string)},
-    {AT(symbol_cudnnGetLastErrorString), AT(symbol_cudnnGetLastErrorString), AT(wrapper_cubind_cudnn_get_last_error_string)},
-    {AT(symbol_cudnnQueryRuntimeError), AT(symbol_cudnnQueryRuntimeError), AT(wrapper_cubind_cudnn_query_runtime_error)},
-    {AT(symbol_cudnnGetProperty), AT(symbol_cudnnGetProperty), AT(wrapper_cubind_cudnn_get_property)},
-    {AT(symbol_cudnnCreate), AT(symbol_cudnnCreate), AT(wrapper_cubind_cudnn_create)},
-    {AT(symbol_cudnnDestroy), AT(symbol_cudnnDestroy), AT(wrapper_cubind_cudnn_destroy)},
-    {AT(symbol_cudnnSetStream), AT(symbol_cudnnSetStream), AT(wrapper_cubind_cudnn_set_stream)},
-    {AT(symbol_cudnnGetStream), AT(symbol_cudnnGetStream), AT(wrapper_cubind_cudnn_get_stream)},
-    {AT(symbol_cudnnSetCallback), AT(symbol_cudnnSetCallback), AT(wrapper_cubind_cudnn_set_callback)},
-    {AT(symbol_cudnnGetCallback), AT(symbol_cudnnGetCallback), AT(wrapper_cubind_cudnn_get_callback)},
-    {AT(symbol_cudnnGraphVersionCheck), AT(symbol_cudnnGraphVersionCheck), AT(wrapper_cubind_cudnn_graph_version_check)},
-    {AT(symbol_cudnnBackendCreateDescriptor), AT(symbol_cudnnBackendCreateDescriptor), AT(wrapper_cubind_cudnn_backend_create_descriptor)},
-    {AT(symbol_cudnnBackendDestroyDescriptor), AT(symbol_cudnnBackendDestroyDescriptor), AT(wrapper_cubind_cudnn_backend_destroy_descriptor)},
-    {AT(symbol_cudnnBackendInitialize), AT(symbol_cudnnBackendInitialize), AT(wrapper_cubind_cudnn_backend_initialize)},
-    {AT(symbol_cudnnBackendFinalize), AT(symbol_cudnnBackendFinalize), AT(wrapper_cubind_cudnn_backend_finalize)},
-    {AT(symbol_cudnnBackendSetAttribute), AT(symbol_cudnnBackendSetAttribute), AT(wrapper_cubind_cudnn_backend_set_attribute)},
-    {AT(symbol_cudnnBackendGetAttribute), AT(symbol_cudnnBackendGetAttribute), AT(wrapper_cubind_cudnn_backend_get_attribute)},
-    {AT(symbol_cudnnBackendExecute), AT(symbol_cudnnBackendExecute), AT(wrapper_cubind_cudnn_backend_execute)},
-    {AT(symbol_cudnnBackendPopulateCudaGraph), AT(symbol_cudnnBackendPopulateCudaGraph), AT(wrapper_cubind_cudnn_backend_populate_cuda_graph)},
-    {AT(symbol_cudnnBackendUpdateCudaGraph), AT(symbol_cudnnBackendUpdateCudaGraph), AT(wrapper_cubind_cudnn_backend_update_cuda_graph)},
-    {AT(symbol_cudnnCreateTensorDescriptor), AT(symbol_cudnnCreateTensorDescriptor), AT(wrapper_cubind_cudnn_create_tensor_descriptor)},
-    {AT(symbol_cudnnSetTensor4dDescriptor), AT(symbol_cudnnSetTensor4dDescriptor), AT(wrapper_cubind_cudnn_set_tensor4d_descriptor)},
-    {AT(symbol_cudnnSetTensor4dDescriptorEx), AT(symbol_cudnnSetTensor4dDescriptorEx), AT(wrapper_cubind_cudnn_set_tensor4d_descriptor_ex)},
-    {AT(symbol_cudnnGetTensor4dDescriptor), AT(symbol_cudnnGetTensor4dDescriptor), AT(wrapper_cubind_cudnn_get_tensor4d_descriptor)},
-    {AT(symbol_cudnnSetTensorNdDescriptor), AT(symbol_cudnnSetTensorNdDescriptor), AT(wrapper_cubind_cudnn_set_tensor_nd_descriptor)},
-    {AT(symbol_cudnnSetTensorNdDescriptorEx), AT(symbol_cudnnSetTensorNdDescriptorEx), AT(wrapper_cubind_cudnn_set_tensor_nd_descriptor_ex)},
-    {AT(symbol_cudnnGetTensorNdDescriptor), AT(symbol_cudnnGetTensorNdDescriptor), AT(wrapper_cubind_cudnn_get_tensor_nd_descriptor)},
-    {AT(symbol_cudnnGetTensorSizeInBytes), AT(symbol_cudnnGetTensorSizeInBytes), AT(wrapper_cubind_cudnn_get_tensor_size_in_bytes)},
-    {AT(symbol_cudnnDestroyTensorDescriptor), AT(symbol_cudnnDestroyTensorDescriptor), AT(wrapper_cubind_cudnn_destroy_tensor_descriptor)},
-    {AT(symbol_cudnnInitTransformDest), AT(symbol_cudnnInitTransformDest), AT(wrapper_cubind_cudnn_init_transform_dest)},
-    {AT(symbol_cudnnCreateTensorTransformDescriptor), AT(symbol_cudnnCreateTensorTransformDescriptor), AT(wrapper_cubind_cudnn_create_tensor_transform_descriptor)},
-    {AT(symbol_cudnnSetTensorTransformDescriptor), AT(symbol_cudnnSetTensorTransformDescriptor), AT(wrapper_cubind_cudnn_set_tensor_transform_descriptor)},
-    {AT(symbol_cudnnGetTensorTransformDescriptor), AT(symbol_cudnnGetTensorTransformDescriptor), AT(wrapper_cubind_cudnn_get_tensor_transform_descriptor)},
-    {AT(symbol_cudnnDestroyTensorTransformDescriptor), AT(symbol_cudnnDestroyTensorTransformDescriptor), AT(wrapper_cubind_cudnn_destroy_tensor_transform_descriptor)},
-    {AT(symbol_cudnnTransformTensor), AT(symbol_cudnnTransformTensor), AT(wrapper_cubind_cudnn_transform_tensor)},
-    {AT(symbol_cudnnTransformTensorEx), AT(symbol_cudnnTransformTensorEx), AT(wrapper_cubind_cudnn_transform_tensor_ex)},
-    {AT(symbol_cudnnAddTensor), AT(symbol_cudnnAddTensor), AT(wrapper_cubind_cudnn_add_tensor)},
-    {AT(symbol_cudnnCreateOpTensorDescriptor), AT(symbol_cudnnCreateOpTensorDescriptor), AT(wrapper_cubind_cudnn_create_op_tensor_descriptor)},
-    {AT(symbol_cudnnSetOpTensorDescriptor), AT(symbol_cudnnSetOpTensorDescriptor), AT(wrapper_cubind_cudnn_set_op_tensor_descriptor)},
-    {AT(symbol_cudnnGetOpTensorDescriptor), AT(symbol_cudnnGetOpTensorDescriptor), AT(wrapper_cubind_cudnn_get_op_tensor_descriptor)},
-    {AT(symbol_cudnnDestroyOpTensorDescriptor), AT(symbol_cudnnDestroyOpTensorDescriptor), AT(wrapper_cubind_cudnn_destroy_op_tensor_descriptor)},
-    {AT(symbol_cudnnOpTensor), AT(symbol_cudnnOpTensor), AT(wrapper_cubind_cudnn_op_tensor)},
-    {AT(symbol_cudnnCreateReduceTensorDescriptor), AT(symbol_cudnnCreateReduceTensorDescriptor), AT(wrapper_cubind_cudnn_create_reduce_tensor_descriptor)},
-    {AT(symbol_cudnnSetReduceTensorDescriptor), AT(symbol_cudnnSetReduceTensorDescriptor), AT(wrapper_cubind_cudnn_set_reduce_tensor_descriptor)},
-    {AT(symbol_cudnnGetReduceTensorDescriptor), AT(symbol_cudnnGetReduceTensorDescriptor), AT(wrapper_cubind_cudnn_get_reduce_tensor_descriptor)},
-    {AT(symbol_cudnnDestroyReduceTensorDescriptor), AT(symbol_cudnnDestroyReduceTensorDescriptor), AT(wrapper_cubind_cudnn_destroy_reduce_tensor_descriptor)},
-    {AT(symbol_cudnnGetReductionIndicesSize), AT(symbol_cudnnGetReductionIndicesSize), AT(wrapper_cubind_cudnn_get_reduction_indices_size)},
-    {AT(symbol_cudnnGetReductionWorkspaceSize), AT(symbol_cudnnGetReductionWorkspaceSize), AT(wrapper_cubind_cudnn_get_reduction_workspace_size)},
-    {AT(symbol_cudnnReduceTensor), AT(symbol_cudnnReduceTensor), AT(wrapper_cubind_cudnn_reduce_tensor)},
-    {AT(symbol_cudnnSetTensor), AT(symbol_cudnnSetTensor), AT(wrapper_cubind_cudnn_set_tensor)},
-    {AT(symbol_cudnnScaleTensor), AT(symbol_cudnnScaleTensor), AT(wrapper_cubind_cudnn_scale_tensor)},
-    {AT(symbol_cudnnCreateFilterDescriptor), AT(symbol_cudnnCreateFilterDescriptor), AT(wrapper_cubind_cudnn_create_filter_descriptor)},
-    {AT(symbol_cudnnSetFilter4dDescriptor), AT(symbol_cudnnSetFilter4dDescriptor), AT(wrapper_cubind_cudnn_set_filter4d_descriptor)},
-    {AT(symbol_cudnnGetFilter4dDescriptor), AT(symbol_cudnnGetFilter4dDescriptor), AT(wrapper_cubind_cudnn_get_filter4d_descriptor)},
-    {AT(symbol_cudnnSetFilterNdDescriptor), AT(symbol_cudnnSetFilterNdDescriptor), AT(wrapper_cubind_cudnn_set_filter_nd_descriptor)},
-    {AT(symbol_cudnnGetFilterNdDescriptor), AT(symbol_cudnnGetFilterNdDescriptor), AT(wrapper_cubind_cudnn_get_filter_nd_descriptor)},
-    {AT(symbol_cudnnGetFilterSizeInBytes), AT(symbol_cudnnGetFilterSizeInBytes), AT(wrapper_cubind_cudnn_get_filter_size_in_bytes)},
-    {AT(symbol_cudnnTransformFilter), AT(symbol_cudnnTransformFilter), AT(wrapper_cubind_cudnn_transform_filter)},
-    {AT(symbol_cudnnDestroyFilterDescriptor), AT(symbol_cudnnDestroyFilterDescriptor), AT(wrapper_cubind_cudnn_destroy_filter_descriptor)},
-    {AT(symbol_cudnnSoftmaxForward), AT(symbol_cudnnSoftmaxForward), AT(wrapper_cubind_cudnn_softmax_forward)},
-    {AT(symbol_cudnnCreatePoolingDescriptor), AT(symbol_cudnnCreatePoolingDescriptor), AT(wrapper_cubind_cudnn_create_pooling_descriptor)},
-    {AT(symbol_cudnnSetPooling2dDescriptor), AT(symbol_cudnnSetPooling2dDescriptor), AT(wrapper_cubind_cudnn_set_pooling2d_descriptor)},
-    {AT(symbol_cudnnGetPooling2dDescriptor), AT(symbol_cudnnGetPooling2dDescriptor), AT(wrapper_cubind_cudnn_get_pooling2d_descriptor)},
-    {AT(symbol_cudnnSetPoolingNdDescriptor), AT(symbol_cudnnSetPoolingNdDescriptor), AT(wrapper_cubind_cudnn_set_pooling_nd_descriptor)},
-    {AT(symbol_cudnnGetPoolingNdDescriptor), AT(symbol_cudnnGetPoolingNdDescriptor), AT(wrapper_cubind_cudnn_get_pooling_nd_descriptor)},
-    {AT(symbol_cudnnGetPoolingNdForwardOutputDim), AT(symbol_cudnnGetPoolingNdForwardOutputDim), AT(wrapper_cubind_cudnn_get_pooling_nd_forward_output_dim)},
-    {AT(symbol_cudnnGetPooling2dForwardOutputDim), AT(symbol_cudnnGetPooling2dForwardOutputDim), AT(wrapper_cubind_cudnn_get_pooling2d_forward_output_dim)},
-    {AT(symbol_cudnnDestroyPoolingDescriptor), AT(symbol_cudnnDestroyPoolingDescriptor), AT(wrapper_cubind_cudnn_destroy_pooling_descriptor)},
-    {AT(symbol_cudnnPoolingForward), AT(symbol_cudnnPoolingForward), AT(wrapper_cubind_cudnn_pooling_forward)},
-    {AT(symbol_cudnnCreateActivationDescriptor), AT(symbol_cudnnCreateActivationDescriptor), AT(wrapper_cubind_cudnn_create_activation_descriptor)},
-    {AT(symbol_cudnnSetActivationDescriptor), AT(symbol_cudnnSetActivationDescriptor), AT(wrapper_cubind_cudnn_set_activation_descriptor)},
-    {AT(symbol_cudnnGetActivationDescriptor), AT(symbol_cudnnGetActivationDescriptor), AT(wrapper_cubind_cudnn_get_activation_descriptor)},
-    {AT(symbol_cudnnSetActivationDescriptorSwishBeta), AT(symbol_cudnnSetActivationDescriptorSwishBeta), AT(wrapper_cubind_cudnn_set_activation_descriptor_swish_beta)},
-    {AT(symbol_cudnnGetActivationDescriptorSwishBeta), AT(symbol_cudnnGetActivationDescriptorSwishBeta), AT(wrapper_cubind_cudnn_get_activation_descriptor_swish_beta)},
-    {AT(symbol_cudnnDestroyActivationDescriptor), AT(symbol_cudnnDestroyActivationDescriptor), AT(wrapper_cubind_cudnn_destroy_activation_descriptor)},
-    {AT(symbol_cudnnActivationForward), AT(symbol_cudnnActivationForward), AT(wrapper_cubind_cudnn_activation_forward)},
-    {AT(symbol_cudnnCreateLRNDescriptor), AT(symbol_cudnnCreateLRNDescriptor), AT(wrapper_cubind_cudnn_create_lrn_descriptor)},
-    {AT(symbol_cudnnSetLRNDescriptor), AT(symbol_cudnnSetLRNDescriptor), AT(wrapper_cubind_cudnn_set_lrn_descriptor)},
-    {AT(symbol_cudnnGetLRNDescriptor), AT(symbol_cudnnGetLRNDescriptor), AT(wrapper_cubind_cudnn_get_lrn_descriptor)},
-    {AT(symbol_cudnnDestroyLRNDescriptor), AT(symbol_cudnnDestroyLRNDescriptor), AT(wrapper_cubind_cudnn_destroy_lrn_descriptor)},
-    {AT(symbol_cudnnLRNCrossChannelForward), AT(symbol_cudnnLRNCrossChannelForward), AT(wrapper_cubind_cudnn_lrn_cross_channel_forward)},
-    {AT(symbol_cudnnDivisiveNormalizationForward), AT(symbol_cudnnDivisiveNormalizationForward), AT(wrapper_cubind_cudnn_divisive_normalization_forward)},
-    {AT(symbol_cudnnDeriveBNTensorDescriptor), AT(symbol_cudnnDeriveBNTensorDescriptor), AT(wrapper_cubind_cudnn_derive_bn_tensor_descriptor)},
-    {AT(symbol_cudnnBatchNormalizationForwardInference), AT(symbol_cudnnBatchNormalizationForwardInference), AT(wrapper_cubind_cudnn_batch_normalization_forward_inference)},
-    {AT(symbol_cudnnDeriveNormTensorDescriptor), AT(symbol_cudnnDeriveNormTensorDescriptor), AT(wrapper_cubind_cudnn_derive_norm_tensor_descriptor)},
-    {AT(symbol_cudnnNormalizationForwardInference), AT(symbol_cudnnNormalizationForwardInference), AT(wrapper_cubind_cudnn_normalization_forward_inference)},
-    {AT(symbol_cudnnCreateSpatialTransformerDescriptor), AT(symbol_cudnnCreateSpatialTransformerDescriptor), AT(wrapper_cubind_cudnn_create_spatial_transformer_descriptor)},
-    {AT(symbol_cudnnSetSpatialTransformerNdDescriptor), AT(symbol_cudnnSetSpatialTransformerNdDescriptor), AT(wrapper_cubind_cudnn_set_spatial_transformer_nd_descriptor)},
-    {AT(symbol_cudnnDestroySpatialTransformerDescriptor), AT(symbol_cudnnDestroySpatialTransformerDescriptor), AT(wrapper_cubind_cudnn_destroy_spatial_transformer_descriptor)},
-    {AT(symbol_cudnnSpatialTfGridGeneratorForward), AT(symbol_cudnnSpatialTfGridGeneratorForward), AT(wrapper_cubind_cudnn_spatial_tf_grid_generator_forward)},
-    {AT(symbol_cudnnSpatialTfSamplerForward), AT(symbol_cudnnSpatialTfSamplerForward), AT(wrapper_cubind_cudnn_spatial_tf_sampler_forward)},
-    {AT(symbol_cudnnCreateDropoutDescriptor), AT(symbol_cudnnCreateDropoutDescriptor), AT(wrapper_cubind_cudnn_create_dropout_descriptor)},
-    {AT(symbol_cudnnDestroyDropoutDescriptor), AT(symbol_cudnnDestroyDropoutDescriptor), AT(wrapper_cubind_cudnn_destroy_dropout_descriptor)},
-    {AT(symbol_cudnnDropoutGetStatesSize), AT(symbol_cudnnDropoutGetStatesSize), AT(wrapper_cubind_cudnn_dropout_get_states_size)},
-    {AT(symbol_cudnnDropoutGetReserveSpaceSize), AT(symbol_cudnnDropoutGetReserveSpaceSize), AT(wrapper_cubind_cudnn_dropout_get_reserve_space_size)},
-    {AT(symbol_cudnnSetDropoutDescriptor), AT(symbol_cudnnSetDropoutDescriptor), AT(wrapper_cubind_cudnn_set_dropout_descriptor)},
-    {AT(symbol_cudnnRestoreDropoutDescriptor), AT(symbol_cudnnRestoreDropoutDescriptor), AT(wrapper_cubind_cudnn_restore_dropout_descriptor)},
-    {AT(symbol_cudnnGetDropoutDescriptor), AT(symbol_cudnnGetDropoutDescriptor), AT(wrapper_cubind_cudnn_get_dropout_descriptor)},
-    {AT(symbol_cudnnDropoutForward), AT(symbol_cudnnDropoutForward), AT(wrapper_cubind_cudnn_dropout_forward)},
-    {AT(symbol_cudnnOpsVersionCheck), AT(symbol_cudnnOpsVersionCheck), AT(wrapper_cubind_cudnn_ops_version_check)},
-    {AT(symbol_cudnnSoftmaxBackward), AT(symbol_cudnnSoftmaxBackward), AT(wrapper_cubind_cudnn_softmax_backward)},
-    {AT(symbol_cudnnPoolingBackward), AT(symbol_cudnnPoolingBackward), AT(wrapper_cubind_cudnn_pooling_backward)},
-    {AT(symbol_cudnnActivationBackward), AT(symbol_cudnnActivationBackward), AT(wrapper_cubind_cudnn_activation_backward)},
-    {AT(symbol_cudnnLRNCrossChannelBackward), AT(symbol_cudnnLRNCrossChannelBackward), AT(wrapper_cubind_cudnn_lrn_cross_channel_backward)},
-    {AT(symbol_cudnnDivisiveNormalizationBackward), AT(symbol_cudnnDivisiveNormalizationBackward), AT(wrapper_cubind_cudnn_divisive_normalization_backward)},
-    {AT(symbol_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize), AT(symbol_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize), AT(wrapper_cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size)},
-    {AT(symbol_cudnnGetBatchNormalizationBackwardExWorkspaceSize), AT(symbol_cudnnGetBatchNormalizationBackwardExWorkspaceSize), AT(wrapper_cubind_cudnn_get_batch_normalization_backward_ex_workspace_size)},
-    {AT(symbol_cudnnGetBatchNormalizationTrainingExReserveSpaceSize), AT(symbol_cudnnGetBatchNormalizationTrainingExReserveSpaceSize), AT(wrapper_cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size)},
-    {AT(symbol_cudnnBatchNormalizationForwardTraining), AT(symbol_cudnnBatchNormalizationForwardTraining), AT(wrapper_cubind_cudnn_batch_normalization_forward_training)},
-    {AT(symbol_cudnnBatchNormalizationForwardTrainingEx), AT(symbol_cudnnBatchNormalizationForwardTrainingEx), AT(wrapper_cubind_cudnn_batch_normalization_forward_training_ex)},
-    {AT(symbol_cudnnBatchNormalizationBackward), AT(symbol_cudnnBatchNormalizationBackward), AT(wrapper_cubind_cudnn_batch_normalization_backward)},
-    {AT(symbol_cudnnBatchNormalizationBackwardEx), AT(symbol_cudnnBatchNormalizationBackwardEx), AT(wrapper_cubind_cudnn_batch_normalization_backward_ex)},
-    {AT(symbol_cudnnGetNormalizationForwardTrainingWorkspaceSize), AT(symbol_cudnnGetNormalizationForwardTrainingWorkspaceSize), AT(wrapper_cubind_cudnn_get_normalization_forward_training_workspace_size)},
-    {AT(symbol_cudnnGetNormalizationBackwardWorkspaceSize), AT(symbol_cudnnGetNormalizationBackwardWorkspaceSize), AT(wrapper_cubind_cudnn_get_normalization_backward_workspace_size)},
-    {AT(symbol_cudnnGetNormalizationTrainingReserveSpaceSize), AT(symbol_cudnnGetNormalizationTrainingReserveSpaceSize), AT(wrapper_cubind_cudnn_get_normalization_training_reserve_space_size)},
-    {AT(symbol_cudnnNormalizationForwardTraining), AT(symbol_cudnnNormalizationForwardTraining), AT(wrapper_cubind_cudnn_normalization_forward_training)},
-    {AT(symbol_cudnnNormalizationBackward), AT(symbol_cudnnNormalizationBackward), AT(wrapper_cubind_cudnn_normalization_backward)},
-    {AT(symbol_cudnnSpatialTfGridGeneratorBackward), AT(symbol_cudnnSpatialTfGridGeneratorBackward), AT(wrapper_cubind_cudnn_spatial_tf_grid_generator_backward)},
-    {AT(symbol_cudnnSpatialTfSamplerBackward), AT(symbol_cudnnSpatialTfSamplerBackward), AT(wrapper_cubind_cudnn_spatial_tf_sampler_backward)},
-    {AT(symbol_cudnnDropoutBackward), AT(symbol_cudnnDropoutBackward), AT(wrapper_cubind_cudnn_dropout_backward)},
-    {AT(symbol_cudnnCreateRNNDescriptor), AT(symbol_cudnnCreateRNNDescriptor), AT(wrapper_cubind_cudnn_create_rnn_descriptor)},
-    {AT(symbol_cudnnDestroyRNNDescriptor), AT(symbol_cudnnDestroyRNNDescriptor), AT(wrapper_cubind_cudnn_destroy_rnn_descriptor)},
-    {AT(symbol_cudnnSetRNNDescriptor_v8), AT(symbol_cudnnSetRNNDescriptor_v8), AT(wrapper_cubind_cudnn_set_rnn_descriptor_v8)},
-    {AT(symbol_cudnnGetRNNDescriptor_v8), AT(symbol_cudnnGetRNNDescriptor_v8), AT(wrapper_cubind_cudnn_get_rnn_descriptor_v8)},
-    {AT(symbol_cudnnRNNSetClip_v8), AT(symbol_cudnnRNNSetClip_v8), AT(wrapper_cubind_cudnn_rnn_set_clip_v8)},
-    {AT(symbol_cudnnRNNSetClip_v9), AT(symbol_cudnnRNNSetClip_v9), AT(wrapper_cubind_cudnn_rnn_set_clip_v9)},
-    {AT(symbol_cudnnRNNGetClip_v8), AT(symbol_cudnnRNNGetClip_v8), AT(wrapper_cubind_cudnn_rnn_get_clip_v8)},
-    {AT(symbol_cudnnRNNGetClip_v9), AT(symbol_cudnnRNNGetClip_v9), AT(wrapper_cubind_cudnn_rnn_get_clip_v9)},
-    {AT(symbol_cudnnBuildRNNDynamic), AT(symbol_cudnnBuildRNNDynamic), AT(wrapper_cubind_cudnn_build_rnn_dynamic)},
-    {AT(symbol_cudnnGetRNNTempSpaceSizes), AT(symbol_cudnnGetRNNTempSpaceSizes), AT(wrapper_cubind_cudnn_get_rnn_temp_space_sizes)},
-    {AT(symbol_cudnnGetRNNWeightSpaceSize), AT(symbol_cudnnGetRNNWeightSpaceSize), AT(wrapper_cubind_cudnn_get_rnn_weight_space_size)},
-    {AT(symbol_cudnnGetRNNWeightParams), AT(symbol_cudnnGetRNNWeightParams), AT(wrapper_cubind_cudnn_get_rnn_weight_params)},
-    {AT(symbol_cudnnCreateRNNDataDescriptor), AT(symbol_cudnnCreateRNNDataDescriptor), AT(wrapper_cubind_cudnn_create_rnn_data_descriptor)},
-    {AT(symbol_cudnnDestroyRNNDataDescriptor), AT(symbol_cudnnDestroyRNNDataDescriptor), AT(wrapper_cubind_cudnn_destroy_rnn_data_descriptor)},
-    {AT(symbol_cudnnSetRNNDataDescriptor), AT(symbol_cudnnSetRNNDataDescriptor), AT(wrapper_cubind_cudnn_set_rnn_data_descriptor)},
-    {AT(symbol_cudnnGetRNNDataDescriptor), AT(symbol_cudnnGetRNNDataDescriptor), AT(wrapper_cubind_cudnn_get_rnn_data_descriptor)},
-    {AT(symbol_cudnnRNNForward), AT(symbol_cudnnRNNForward), AT(wrapper_cubind_cudnn_rnn_forward)},
-    {AT(symbol_cudnnCreateSeqDataDescriptor), AT(symbol_cudnnCreateSeqDataDescriptor), AT(wrapper_cubind_cudnn_create_seq_data_descriptor)},
-    {AT(symbol_cudnnDestroySeqDataDescriptor), AT(symbol_cudnnDestroySeqDataDescriptor), AT(wrapper_cubind_cudnn_destroy_seq_data_descriptor)},
-    {AT(symbol_cudnnSetSeqDataDescriptor), AT(symbol_cudnnSetSeqDataDescriptor), AT(wrapper_cubind_cudnn_set_seq_data_descriptor)},
-    {AT(symbol_cudnnGetSeqDataDescriptor), AT(symbol_cudnnGetSeqDataDescriptor), AT(wrapper_cubind_cudnn_get_seq_data_descriptor)},
-    {AT(symbol_cudnnCreateAttnDescriptor), AT(symbol_cudnnCreateAttnDescriptor), AT(wrapper_cubind_cudnn_create_attn_descriptor)},
-    {AT(symbol_cudnnDestroyAttnDescriptor), AT(symbol_cudnnDestroyAttnDescriptor), AT(wrapper_cubind_cudnn_destroy_attn_descriptor)},
-    {AT(symbol_cudnnSetAttnDescriptor), AT(symbol_cudnnSetAttnDescriptor), AT(wrapper_cubind_cudnn_set_attn_descriptor)},
-    {AT(symbol_cudnnGetAttnDescriptor), AT(symbol_cudnnGetAttnDescriptor), AT(wrapper_cubind_cudnn_get_attn_descriptor)},
-    {AT(symbol_cudnnGetMultiHeadAttnBuffers), AT(symbol_cudnnGetMultiHeadAttnBuffers), AT(wrapper_cubind_cudnn_get_multi_head_attn_buffers)},
-    {AT(symbol_cudnnGetMultiHeadAttnWeights), AT(symbol_cudnnGetMultiHeadAttnWeights), AT(wrapper_cubind_cudnn_get_multi_head_attn_weights)},
-    {AT(symbol_cudnnMultiHeadAttnForward), AT(symbol_cudnnMultiHeadAttnForward), AT(wrapper_cubind_cudnn_multi_head_attn_forward)},
-    {AT(symbol_cudnnAdvVersionCheck), AT(symbol_cudnnAdvVersionCheck), AT(wrapper_cubind_cudnn_adv_version_check)},
-    {AT(symbol_cudnnRNNBackwardData_v8), AT(symbol_cudnnRNNBackwardData_v8), AT(wrapper_cubind_cudnn_rnn_backward_data_v8)},
-    {AT(symbol_cudnnRNNBackwardWeights_v8), AT(symbol_cudnnRNNBackwardWeights_v8), AT(wrapper_cubind_cudnn_rnn_backward_weights_v8)},
-    {AT(symbol_cudnnMultiHeadAttnBackwardData), AT(symbol_cudnnMultiHeadAttnBackwardData), AT(wrapper_cubind_cudnn_multi_head_attn_backward_data)},
-    {AT(symbol_cudnnMultiHeadAttnBackwardWeights), AT(symbol_cudnnMultiHeadAttnBackwardWeights), AT(wrapper_cubind_cudnn_multi_head_attn_backward_weights)},
-    {AT(symbol_cudnnCreateCTCLossDescriptor), AT(symbol_cudnnCreateCTCLossDescriptor), AT(wrapper_cubind_cudnn_create_ctc_loss_descriptor)},
-    {AT(symbol_cudnnSetCTCLossDescriptor), AT(symbol_cudnnSetCTCLossDescriptor), AT(wrapper_cubind_cudnn_set_ctc_loss_descriptor)},
-    {AT(symbol_cudnnSetCTCLossDescriptorEx), AT(symbol_cudnnSetCTCLossDescriptorEx), AT(wrapper_cubind_cudnn_set_ctc_loss_descriptor_ex)},
-    {AT(symbol_cudnnSetCTCLossDescriptor_v8), AT(symbol_cudnnSetCTCLossDescriptor_v8), AT(wrapper_cubind_cudnn_set_ctc_loss_descriptor_v8)},
-    {AT(symbol_cudnnSetCTCLossDescriptor_v9), AT(symbol_cudnnSetCTCLossDescriptor_v9), AT(wrapper_cubind_cudnn_set_ctc_loss_descriptor_v9)},
-    {AT(symbol_cudnnGetCTCLossDescriptor), AT(symbol_cudnnGetCTCLossDescriptor), AT(wrapper_cubind_cudnn_get_ctc_loss_descriptor)},
-    {AT(symbol_cudnnGetCTCLossDescriptorEx), AT(symbol_cudnnGetCTCLossDescriptorEx), AT(wrapper_cubind_cudnn_get_ctc_loss_descriptor_ex)},
-    {AT(symbol_cudnnGetCTCLossDescriptor_v8), AT(symbol_cudnnGetCTCLossDescriptor_v8), AT(wrapper_cubind_cudnn_get_ctc_loss_descriptor_v8)},
-    {AT(symbol_cudnnGetCTCLossDescriptor_v9), AT(symbol_cudnnGetCTCLossDescriptor_v9), AT(wrapper_cubind_cudnn_get_ctc_loss_descriptor_v9)},
-    {AT(symbol_cudnnDestroyCTCLossDescriptor), AT(symbol_cudnnDestroyCTCLossDescriptor), AT(wrapper_cubind_cudnn_destroy_ctc_loss_descriptor)},
-    {AT(symbol_cudnnCTCLoss), AT(symbol_cudnnCTCLoss), AT(wrapper_cubind_cudnn_ctc_loss)},
-    {AT(symbol_cudnnCTCLoss_v8), AT(symbol_cudnnCTCLoss_v8), AT(wrapper_cubind_cudnn_ctc_loss_v8)},
-    {AT(symbol_cudnnGetCTCLossWorkspaceSize), AT(symbol_cudnnGetCTCLossWorkspaceSize), AT(wrapper_cubind_cudnn_get_ctc_loss_workspace_size)},
-    {AT(symbol_cudnnGetCTCLossWorkspaceSize_v8), AT(symbol_cudnnGetCTCLossWorkspaceSize_v8), AT(wrapper_cubind_cudnn_get_ctc_loss_workspace_size_v8)},
-    {AT(symbol_cudnnCreateConvolutionDescriptor), AT(symbol_cudnnCreateConvolutionDescriptor), AT(wrapper_cubind_cudnn_create_convolution_descriptor)},
-    {AT(symbol_cudnnDestroyConvolutionDescriptor), AT(symbol_cudnnDestroyConvolutionDescriptor), AT(wrapper_cubind_cudnn_destroy_convolution_descriptor)},
-    {AT(symbol_cudnnSetConvolutionMathType), AT(symbol_cudnnSetConvolutionMathType), AT(wrapper_cubind_cudnn_set_convolution_math_type)},
-    {AT(symbol_cudnnGetConvolutionMathType), AT(symbol_cudnnGetConvolutionMathType), AT(wrapper_cubind_cudnn_get_convolution_math_type)},
-    {AT(symbol_cudnnSetConvolutionGroupCount), AT(symbol_cudnnSetConvolutionGroupCount), AT(wrapper_cubind_cudnn_set_convolution_group_count)},
-    {AT(symbol_cudnnGetConvolutionGroupCount), AT(symbol_cudnnGetConvolutionGroupCount), AT(wrapper_cubind_cudnn_get_convolution_group_count)},
-    {AT(symbol_cudnnSetConvolutionReorderType), AT(symbol_cudnnSetConvolutionReorderType), AT(wrapper_cubind_cudnn_set_convolution_reorder_type)},
-    {AT(symbol_cudnnGetConvolutionReorderType), AT(symbol_cudnnGetConvolutionReorderType), AT(wrapper_cubind_cudnn_get_convolution_reorder_type)},
-    {AT(symbol_cudnnSetConvolution2dDescriptor), AT(symbol_cudnnSetConvolution2dDescriptor), AT(wrapper_cubind_cudnn_set_convolution2d_descriptor)},
-    {AT(symbol_cudnnGetConvolution2dDescriptor), AT(symbol_cudnnGetConvolution2dDescriptor), AT(wrapper_cubind_cudnn_get_convolution2d_descriptor)},
-    {AT(symbol_cudnnSetConvolutionNdDescriptor), AT(symbol_cudnnSetConvolutionNdDescriptor), AT(wrapper_cubind_cudnn_set_convolution_nd_descriptor)},
-    {AT(symbol_cudnnGetConvolutionNdDescriptor), AT(symbol_cudnnGetConvolutionNdDescriptor), AT(wrapper_cubind_cudnn_get_convolution_nd_descriptor)},
-    {AT(symbol_cudnnGetConvolution2dForwardOutputDim), AT(symbol_cudnnGetConvolution2dForwardOutputDim), AT(wrapper_cubind_cudnn_get_convolution2d_forward_output_dim)},
-    {AT(symbol_cudnnGetConvolutionNdForwardOutputDim), AT(symbol_cudnnGetConvolutionNdForwardOutputDim), AT(wrapper_cubind_cudnn_get_convolution_nd_forward_output_dim)},
-    {AT(symbol_cudnnGetConvolutionForwardAlgorithmMaxCount), AT(symbol_cudnnGetConvolutionForwardAlgorithmMaxCount), AT(wrapper_cubind_cudnn_get_convolution_forward_algorithm_max_count)},
-    {AT(symbol_cudnnGetConvolutionForwardAlgorithm_v7), AT(symbol_cudnnGetConvolutionForwardAlgorithm_v7), AT(wrapper_cubind_cudnn_get_convolution_forward_algorithm_v7)},
-    {AT(symbol_cudnnFindConvolutionForwardAlgorithm), AT(symbol_cudnnFindConvolutionForwardAlgorithm), AT(wrapper_cubind_cudnn_find_convolution_forward_algorithm)},
-    {AT(symbol_cudnnFindConvolutionForwardAlgorithmEx), AT(symbol_cudnnFindConvolutionForwardAlgorithmEx), AT(wrapper_cubind_cudnn_find_convolution_forward_algorithm_ex)},
-    {AT(symbol_cudnnIm2Col), AT(symbol_cudnnIm2Col), AT(wrapper_cubind_cudnn_im2_col)},
-    {AT(symbol_cudnnReorderFilterAndBias), AT(symbol_cudnnReorderFilterAndBias), AT(wrapper_cubind_cudnn_reorder_filter_and_bias)},
-    {AT(symbol_cudnnGetConvolutionForwardWorkspaceSize), AT(symbol_cudnnGetConvolutionForwardWorkspaceSize), AT(wrapper_cubind_cudnn_get_convolution_forward_workspace_size)},
-    {AT(symbol_cudnnConvolutionForward), AT(symbol_cudnnConvolutionForward), AT(wrapper_cubind_cudnn_convolution_forward)},
-    {AT(symbol_cudnnConvolutionBiasActivationForward), AT(symbol_cudnnConvolutionBiasActivationForward), AT(wrapper_cubind_cudnn_convolution_bias_activation_forward)},
-    {AT(symbol_cudnnGetConvolutionBackwardDataAlgorithmMaxCount), AT(symbol_cudnnGetConvolutionBackwardDataAlgorithmMaxCount), AT(wrapper_cubind_cudnn_get_convolution_backward_data_algorithm_max_count)},
-    {AT(symbol_cudnnFindConvolutionBackwardDataAlgorithm), AT(symbol_cudnnFindConvolutionBackwardDataAlgorithm), AT(wrapper_cubind_cudnn_find_convolution_backward_data_algorithm)},
-    {AT(symbol_cudnnFindConvolutionBackwardDataAlgorithmEx), AT(symbol_cudnnFindConvolutionBackwardDataAlgorithmEx), AT(wrapper_cubind_cudnn_find_convolution_backward_data_algorithm_ex)},
-    {AT(symbol_cudnnGetConvolutionBackwardDataAlgorithm_v7), AT(symbol_cudnnGetConvolutionBackwardDataAlgorithm_v7), AT(wrapper_cubind_cudnn_get_convolution_backward_data_algorithm_v7)},
-    {AT(symbol_cudnnGetConvolutionBackwardDataWorkspaceSize), AT(symbol_cudnnGetConvolutionBackwardDataWorkspaceSize), AT(wrapper_cubind_cudnn_get_convolution_backward_data_workspace_size)},
-    {AT(symbol_cudnnConvolutionBackwardData), AT(symbol_cudnnConvolutionBackwardData), AT(wrapper_cubind_cudnn_convolution_backward_data)},
-    {AT(symbol_cudnnGetFoldedConvBackwardDataDescriptors), AT(symbol_cudnnGetFoldedConvBackwardDataDescriptors), AT(wrapper_cubind_cudnn_get_folded_conv_backward_data_descriptors)},
-    {AT(symbol_cudnnCnnVersionCheck), AT(symbol_cudnnCnnVersionCheck), AT(wrapper_cubind_cudnn_cnn_version_check)},
-    {AT(symbol_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount), AT(symbol_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount), AT(wrapper_cubind_cudnn_get_convolution_backward_filter_algorithm_max_count)},
-    {AT(symbol_cudnnFindConvolutionBackwardFilterAlgorithm), AT(symbol_cudnnFindConvolutionBackwardFilterAlgorithm), AT(wrapper_cubind_cudnn_find_convolution_backward_filter_algorithm)},
-    {AT(symbol_cudnnFindConvolutionBackwardFilterAlgorithmEx), AT(symbol_cudnnFindConvolutionBackwardFilterAlgorithmEx), AT(wrapper_cubind_cudnn_find_convolution_backward_filter_algorithm_ex)},
-    {AT(symbol_cudnnGetConvolutionBackwardFilterAlgorithm_v7), AT(symbol_cudnnGetConvolutionBackwardFilterAlgorithm_v7), AT(wrapper_cubind_cudnn_get_convolution_backward_filter_algorithm_v7)},
-    {AT(symbol_cudnnGetConvolutionBackwardFilterWorkspaceSize), AT(symbol_cudnnGetConvolutionBackwardFilterWorkspaceSize), AT(wrapper_cubind_cudnn_get_convolution_backward_filter_workspace_size)},
-    {AT(symbol_cudnnConvolutionBackwardFilter), AT(symbol_cudnnConvolutionBackwardFilter), AT(wrapper_cubind_cudnn_convolution_backward_filter)},
-    {AT(symbol_cudnnConvolutionBackwardBias), AT(symbol_cudnnConvolutionBackwardBias), AT(wrapper_cubind_cudnn_convolution_backward_bias)},
-    {AT(symbol_cudnnCreateFusedOpsConstParamPack), AT(symbol_cudnnCreateFusedOpsConstParamPack), AT(wrapper_cubind_cudnn_create_fused_ops_const_param_pack)},
-    {AT(symbol_cudnnDestroyFusedOpsConstParamPack), AT(symbol_cudnnDestroyFusedOpsConstParamPack), AT(wrapper_cubind_cudnn_destroy_fused_ops_const_param_pack)},
-    {AT(symbol_cudnnSetFusedOpsConstParamPackAttribute), AT(symbol_cudnnSetFusedOpsConstParamPackAttribute), AT(wrapper_cubind_cudnn_set_fused_ops_const_param_pack_attribute)},
-    {AT(symbol_cudnnGetFusedOpsConstParamPackAttribute), AT(symbol_cudnnGetFusedOpsConstParamPackAttribute), AT(wrapper_cubind_cudnn_get_fused_ops_const_param_pack_attribute)},
-    {AT(symbol_cudnnCreateFusedOpsVariantParamPack), AT(symbol_cudnnCreateFusedOpsVariantParamPack), AT(wrapper_cubind_cudnn_create_fused_ops_variant_param_pack)},
-    {AT(symbol_cudnnDestroyFusedOpsVariantParamPack), AT(symbol_cudnnDestroyFusedOpsVariantParamPack), AT(wrapper_cubind_cudnn_destroy_fused_ops_variant_param_pack)},
-    {AT(symbol_cudnnSetFusedOpsVariantParamPackAttribute), AT(symbol_cudnnSetFusedOpsVariantParamPackAttribute), AT(wrapper_cubind_cudnn_set_fused_ops_variant_param_pack_attribute)},
-    {AT(symbol_cudnnGetFusedOpsVariantParamPackAttribute), AT(symbol_cudnnGetFusedOpsVariantParamPackAttribute), AT(wrapper_cubind_cudnn_get_fused_ops_variant_param_pack_attribute)},
-    {AT(symbol_cudnnCreateFusedOpsPlan), AT(symbol_cudnnCreateFusedOpsPlan), AT(wrapper_cubind_cudnn_create_fused_ops_plan)},
-    {AT(symbol_cudnnDestroyFusedOpsPlan), AT(symbol_cudnnDestroyFusedOpsPlan), AT(wrapper_cubind_cudnn_destroy_fused_ops_plan)},
-    {AT(symbol_cudnnMakeFusedOpsPlan), AT(symbol_cudnnMakeFusedOpsPlan), AT(wrapper_cubind_cudnn_make_fused_ops_plan)},
-    {AT(symbol_cudnnFusedOpsExecute), AT(symbol_cudnnFusedOpsExecute), AT(wrapper_cubind_cudnn_fused_ops_execute)},
-};
-
-const cubind__symbol_table cubind__cudnn_symbols = {
-    CUBIND_LIB_CUDNN, SYMBOL_COUNT, (const char *)&names, offsets, slots, traced_slots,
+    {
+        {AT(symbol_cudnnGetVersion), AT(symbol_cudnnGetVersion), AT(wrapper_cubind_cudnn_get_version)},
+        {AT(symbol_cudnnGetMaxDeviceVersion), AT(symbol_cudnnGetMaxDeviceVersion), AT(wrapper_cubind_cudnn_get_max_device_version)},
+        {AT(symbol_cudnnGetCudartVersion), AT(symbol_cudnnGetCudartVersion), AT(wrapper_cubind_cudnn_get_cudart_version)},
+        {AT(symbol_cudnnGetErrorString), AT(symbol_cudnnGetErrorString), AT(wrapper_cubind_cudnn_get_error_string)},
+        {AT(symbol_cudnnGetLastErrorString), AT(symbol_cudnnGetLastErrorString), AT(wrapper_cubind_cudnn_get_last_error_string)},
+        {AT(symbol_cudnnQueryRuntimeError), AT(symbol_cudnnQueryRuntimeError), AT(wrapper_cubind_cudnn_query_runtime_error)},
+        {AT(symbol_cudnnGetProperty), AT(symbol_cudnnGetProperty), AT(wrapper_cubind_cudnn_get_property)},
+        {AT(symbol_cudnnCreate), AT(symbol_cudnnCreate), AT(wrapper_cubind_cudnn_create)},
+        {AT(symbol_cudnnDestroy), AT(symbol_cudnnDestroy), AT(wrapper_cubind_cudnn_destroy)},
+        {AT(symbol_cudnnSetStream), AT(symbol_cudnnSetStream), AT(wrapper_cubind_cudnn_set_stream)},
+        {AT(symbol_cudnnGetStream), AT(symbol_cudnnGetStream), AT(wrapper_cubind_cudnn_get_stream)},
+        {AT(symbol_cudnnSetCallback), AT(symbol_cudnnSetCallback), AT(wrapper_cubind_cudnn_set_callback)},
+        {AT(symbol_cudnnGetCallback), AT(symbol_cudnnGetCallback), AT(wrapper_cubind_cudnn_get_callback)},
+        {AT(symbol_cudnnGraphVersionCheck), AT(symbol_cudnnGraphVersionCheck), AT(wrapper_cubind_cudnn_graph_version_check)},
+        {AT(symbol_cudnnBackendCreateDescriptor), AT(symbol_cudnnBackendCreateDescriptor), AT(wrapper_cubind_cudnn_backend_create_descriptor)},
+        {AT(symbol_cudnnBackendDestroyDescriptor), AT(symbol_cudnnBackendDestroyDescriptor), AT(wrapper_cubind_cudnn_backend_destroy_descriptor)},
+        {AT(symbol_cudnnBackendInitialize), AT(symbol_cudnnBackendInitialize), AT(wrapper_cubind_cudnn_backend_initialize)},
+        {AT(symbol_cudnnBackendFinalize), AT(symbol_cudnnBackendFinalize), AT(wrapper_cubind_cudnn_backend_finalize)},
+        {AT(symbol_cudnnBackendSetAttribute), AT(symbol_cudnnBackendSetAttribute), AT(wrapper_cubind_cudnn_backend_set_attribute)},
+        {AT(symbol_cudnnBackendGetAttribute), AT(symbol_cudnnBackendGetAttribute), AT(wrapper_cubind_cudnn_backend_get_attribute)},
+        {AT(symbol_cudnnBackendExecute), AT(symbol_cudnnBackendExecute), AT(wrapper_cubind_cudnn_backend_execute)},
+        {AT(symbol_cudnnBackendPopulateCudaGraph), AT(symbol_cudnnBackendPopulateCudaGraph), AT(wrapper_cubind_cudnn_backend_populate_cuda_graph)},
+        {AT(symbol_cudnnBackendUpdateCudaGraph), AT(symbol_cudnnBackendUpdateCudaGraph), AT(wrapper_cubind_cudnn_backend_update_cuda_graph)},
+        {AT(symbol_cudnnCreateTensorDescriptor), AT(symbol_cudnnCreateTensorDescriptor), AT(wrapper_cubind_cudnn_create_tensor_descriptor)},
+        {AT(symbol_cudnnSetTensor4dDescriptor), AT(symbol_cudnnSetTensor4dDescriptor), AT(wrapper_cubind_cudnn_set_tensor4d_descriptor)},
+        {AT(symbol_cudnnSetTensor4dDescriptorEx), AT(symbol_cudnnSetTensor4dDescriptorEx), AT(wrapper_cubind_cudnn_set_tensor4d_descriptor_ex)},
+        {AT(symbol_cudnnGetTensor4dDescriptor), AT(symbol_cudnnGetTensor4dDescriptor), AT(wrapper_cubind_cudnn_get_tensor4d_descriptor)},
+        {AT(symbol_cudnnSetTensorNdDescriptor), AT(symbol_cudnnSetTensorNdDescriptor), AT(wrapper_cubind_cudnn_set_tensor_nd_descriptor)},
+        {AT(symbol_cudnnSetTensorNdDescriptorEx), AT(symbol_cudnnSetTensorNdDescriptorEx), AT(wrapper_cubind_cudnn_set_tensor_nd_descriptor_ex)},
+        {AT(symbol_cudnnGetTensorNdDescriptor), AT(symbol_cudnnGetTensorNdDescriptor), AT(wrapper_cubind_cudnn_get_tensor_nd_descriptor)},
+        {AT(symbol_cudnnGetTensorSizeInBytes), AT(symbol_cudnnGetTensorSizeInBytes), AT(wrapper_cubind_cudnn_get_tensor_size_in_bytes)},
+        {AT(symbol_cudnnDestroyTensorDescriptor), AT(symbol_cudnnDestroyTensorDescriptor), AT(wrapper_cubind_cudnn_destroy_tensor_descriptor)},
+        {AT(symbol_cudnnInitTransformDest), AT(symbol_cudnnInitTransformDest), AT(wrapper_cubind_cudnn_init_transform_dest)},
+        {AT(symbol_cudnnCreateTensorTransformDescriptor), AT(symbol_cudnnCreateTensorTransformDescriptor), AT(wrapper_cubind_cudnn_create_tensor_transform_descriptor)},
+        {AT(symbol_cudnnSetTensorTransformDescriptor), AT(symbol_cudnnSetTensorTransformDescriptor), AT(wrapper_cubind_cudnn_set_tensor_transform_descriptor)},
+        {AT(symbol_cudnnGetTensorTransformDescriptor), AT(symbol_cudnnGetTensorTransformDescriptor), AT(wrapper_cubind_cudnn_get_tensor_transform_descriptor)},
+        {AT(symbol_cudnnDestroyTensorTransformDescriptor), AT(symbol_cudnnDestroyTensorTransformDescriptor), AT(wrapper_cubind_cudnn_destroy_tensor_transform_descriptor)},
+        {AT(symbol_cudnnTransformTensor), AT(symbol_cudnnTransformTensor), AT(wrapper_cubind_cudnn_transform_tensor)},
+        {AT(symbol_cudnnTransformTensorEx), AT(symbol_cudnnTransformTensorEx), AT(wrapper_cubind_cudnn_transform_tensor_ex)},
+        {AT(symbol_cudnnAddTensor), AT(symbol_cudnnAddTensor), AT(wrapper_cubind_cudnn_add_tensor)},
+        {AT(symbol_cudnnCreateOpTensorDescriptor), AT(symbol_cudnnCreateOpTensorDescriptor), AT(wrapper_cubind_cudnn_create_op_tensor_descriptor)},
+        {AT(symbol_cudnnSetOpTensorDescriptor), AT(symbol_cudnnSetOpTensorDescriptor), AT(wrapper_cubind_cudnn_set_op_tensor_descriptor)},
+        {AT(symbol_cudnnGetOpTensorDescriptor), AT(symbol_cudnnGetOpTensorDescriptor), AT(wrapper_cubind_cudnn_get_op_tensor_descriptor)},
+        {AT(symbol_cudnnDestroyOpTensorDescriptor), AT(symbol_cudnnDestroyOpTensorDescriptor), AT(wrapper_cubind_cudnn_destroy_op_tensor_descriptor)},
+        {AT(symbol_cudnnOpTensor), AT(symbol_cudnnOpTensor), AT(wrapper_cubind_cudnn_op_tensor)},
+        {AT(symbol_cudnnCreateReduceTensorDescriptor), AT(symbol_cudnnCreateReduceTensorDescriptor), AT(wrapper_cubind_cudnn_create_reduce_tensor_descriptor)},
+        {AT(symbol_cudnnSetReduceTensorDescriptor), AT(symbol_cudnnSetReduceTensorDescriptor), AT(wrapper_cubind_cudnn_set_reduce_tensor_descriptor)},
+        {AT(symbol_cudnnGetReduceTensorDescriptor), AT(symbol_cudnnGetReduceTensorDescriptor), AT(wrapper_cubind_cudnn_get_reduce_tensor_descriptor)},
+        {AT(symbol_cudnnDestroyReduceTensorDescriptor), AT(symbol_cudnnDestroyReduceTensorDescriptor), AT(wrapper_cubind_cudnn_destroy_reduce_tensor_descriptor)},
+        {AT(symbol_cudnnGetReductionIndicesSize), AT(symbol_cudnnGetReductionIndicesSize), AT(wrapper_cubind_cudnn_get_reduction_indices_size)},
+        {AT(symbol_cudnnGetReductionWorkspaceSize), AT(symbol_cudnnGetReductionWorkspaceSize), AT(wrapper_cubind_cudnn_get_reduction_workspace_size)},
+        {AT(symbol_cudnnReduceTensor), AT(symbol_cudnnReduceTensor), AT(wrapper_cubind_cudnn_reduce_tensor)},
+        {AT(symbol_cudnnSetTensor), AT(symbol_cudnnSetTensor), AT(wrapper_cubind_cudnn_set_tensor)},
+        {AT(symbol_cudnnScaleTensor), AT(symbol_cudnnScaleTensor), AT(wrapper_cubind_cudnn_scale_tensor)},
+        {AT(symbol_cudnnCreateFilterDescriptor), AT(symbol_cudnnCreateFilterDescriptor), AT(wrapper_cubind_cudnn_create_filter_descriptor)},
+        {AT(symbol_cudnnSetFilter4dDescriptor), AT(symbol_cudnnSetFilter4dDescriptor), AT(wrapper_cubind_cudnn_set_filter4d_descriptor)},
+        {AT(symbol_cudnnGetFilter4dDescriptor), AT(symbol_cudnnGetFilter4dDescriptor), AT(wrapper_cubind_cudnn_get_filter4d_descriptor)},
+        {AT(symbol_cudnnSetFilterNdDescriptor), AT(symbol_cudnnSetFilterNdDescriptor), AT(wrapper_cubind_cudnn_set_filter_nd_descriptor)},
+        {AT(symbol_cudnnGetFilterNdDescriptor), AT(symbol_cudnnGetFilterNdDescriptor), AT(wrapper_cubind_cudnn_get_filter_nd_descriptor)},
+        {AT(symbol_cudnnGetFilterSizeInBytes), AT(symbol_cudnnGetFilterSizeInBytes), AT(wrapper_cubind_cudnn_get_filter_size_in_bytes)},
+        {AT(symbol_cudnnTransformFilter), AT(symbol_cudnnTransformFilter), AT(wrapper_cubind_cudnn_transform_filter)},
+        {AT(symbol_cudnnDestroyFilterDescriptor), AT(symbol_cudnnDestroyFilterDescriptor), AT(wrapper_cubind_cudnn_destroy_filter_descriptor)},
+        {AT(symbol_cudnnSoftmaxForward), AT(symbol_cudnnSoftmaxForward), AT(wrapper_cubind_cudnn_softmax_forward)},
+        {AT(symbol_cudnnCreatePoolingDescriptor), AT(symbol_cudnnCreatePoolingDescriptor), AT(wrapper_cubind_cudnn_create_pooling_descriptor)},
+        {AT(symbol_cudnnSetPooling2dDescriptor), AT(symbol_cudnnSetPooling2dDescriptor), AT(wrapper_cubind_cudnn_set_pooling2d_descriptor)},
+        {AT(symbol_cudnnGetPooling2dDescriptor), AT(symbol_cudnnGetPooling2dDescriptor), AT(wrapper_cubind_cudnn_get_pooling2d_descriptor)},
+        {AT(symbol_cudnnSetPoolingNdDescriptor), AT(symbol_cudnnSetPoolingNdDescriptor), AT(wrapper_cubind_cudnn_set_pooling_nd_descriptor)},
+        {AT(symbol_cudnnGetPoolingNdDescriptor), AT(symbol_cudnnGetPoolingNdDescriptor), AT(wrapper_cubind_cudnn_get_pooling_nd_descriptor)},
+        {AT(symbol_cudnnGetPoolingNdForwardOutputDim), AT(symbol_cudnnGetPoolingNdForwardOutputDim), AT(wrapper_cubind_cudnn_get_pooling_nd_forward_output_dim)},
+        {AT(symbol_cudnnGetPooling2dForwardOutputDim), AT(symbol_cudnnGetPooling2dForwardOutputDim), AT(wrapper_cubind_cudnn_get_pooling2d_forward_output_dim)},
+        {AT(symbol_cudnnDestroyPoolingDescriptor), AT(symbol_cudnnDestroyPoolingDescriptor), AT(wrapper_cubind_cudnn_destroy_pooling_descriptor)},
+        {AT(symbol_cudnnPoolingForward), AT(symbol_cudnnPoolingForward), AT(wrapper_cubind_cudnn_pooling_forward)},
+        {AT(symbol_cudnnCreateActivationDescriptor), AT(symbol_cudnnCreateActivationDescriptor), AT(wrapper_cubind_cudnn_create_activation_descriptor)},
+        {AT(symbol_cudnnSetActivationDescriptor), AT(symbol_cudnnSetActivationDescriptor), AT(wrapper_cubind_cudnn_set_activation_descriptor)},
+        {AT(symbol_cudnnGetActivationDescriptor), AT(symbol_cudnnGetActivationDescriptor), AT(wrapper_cubind_cudnn_get_activation_descriptor)},
+        {AT(symbol_cudnnSetActivationDescriptorSwishBeta), AT(symbol_cudnnSetActivationDescriptorSwishBeta), AT(wrapper_cubind_cudnn_set_activation_descriptor_swish_beta)},
+        {AT(symbol_cudnnGetActivationDescriptorSwishBeta), AT(symbol_cudnnGetActivationDescriptorSwishBeta), AT(wrapper_cubind_cudnn_get_activation_descriptor_swish_beta)},
+        {AT(symbol_cudnnDestroyActivationDescriptor), AT(symbol_cudnnDestroyActivationDescriptor), AT(wrapper_cubind_cudnn_destroy_activation_descriptor)},
+        {AT(symbol_cudnnActivationForward), AT(symbol_cudnnActivationForward), AT(wrapper_cubind_cudnn_activation_forward)},
+        {AT(symbol_cudnnCreateLRNDescriptor), AT(symbol_cudnnCreateLRNDescriptor), AT(wrapper_cubind_cudnn_create_lrn_descriptor)},
+        {AT(symbol_cudnnSetLRNDescriptor), AT(symbol_cudnnSetLRNDescriptor), AT(wrapper_cubind_cudnn_set_lrn_descriptor)},
+        {AT(symbol_cudnnGetLRNDescriptor), AT(symbol_cudnnGetLRNDescriptor), AT(wrapper_cubind_cudnn_get_lrn_descriptor)},
+        {AT(symbol_cudnnDestroyLRNDescriptor), AT(symbol_cudnnDestroyLRNDescriptor), AT(wrapper_cubind_cudnn_destroy_lrn_descriptor)},
+        {AT(symbol_cudnnLRNCrossChannelForward), AT(symbol_cudnnLRNCrossChannelForward), AT(wrapper_cubind_cudnn_lrn_cross_channel_forward)},
+        {AT(symbol_cudnnDivisiveNormalizationForward), AT(symbol_cudnnDivisiveNormalizationForward), AT(wrapper_cubind_cudnn_divisive_normalization_forward)},
+        {AT(symbol_cudnnDeriveBNTensorDescriptor), AT(symbol_cudnnDeriveBNTensorDescriptor), AT(wrapper_cubind_cudnn_derive_bn_tensor_descriptor)},
+        {AT(symbol_cudnnBatchNormalizationForwardInference), AT(symbol_cudnnBatchNormalizationForwardInference), AT(wrapper_cubind_cudnn_batch_normalization_forward_inference)},
+        {AT(symbol_cudnnDeriveNormTensorDescriptor), AT(symbol_cudnnDeriveNormTensorDescriptor), AT(wrapper_cubind_cudnn_derive_norm_tensor_descriptor)},
+        {AT(symbol_cudnnNormalizationForwardInference), AT(symbol_cudnnNormalizationForwardInference), AT(wrapper_cubind_cudnn_normalization_forward_inference)},
+        {AT(symbol_cudnnCreateSpatialTransformerDescriptor), AT(symbol_cudnnCreateSpatialTransformerDescriptor), AT(wrapper_cubind_cudnn_create_spatial_transformer_descriptor)},
+        {AT(symbol_cudnnSetSpatialTransformerNdDescriptor), AT(symbol_cudnnSetSpatialTransformerNdDescriptor), AT(wrapper_cubind_cudnn_set_spatial_transformer_nd_descriptor)},
+        {AT(symbol_cudnnDestroySpatialTransformerDescriptor), AT(symbol_cudnnDestroySpatialTransformerDescriptor), AT(wrapper_cubind_cudnn_destroy_spatial_transformer_descriptor)},
+        {AT(symbol_cudnnSpatialTfGridGeneratorForward), AT(symbol_cudnnSpatialTfGridGeneratorForward), AT(wrapper_cubind_cudnn_spatial_tf_grid_generator_forward)},
+        {AT(symbol_cudnnSpatialTfSamplerForward), AT(symbol_cudnnSpatialTfSamplerForward), AT(wrapper_cubind_cudnn_spatial_tf_sampler_forward)},
+        {AT(symbol_cudnnCreateDropoutDescriptor), AT(symbol_cudnnCreateDropoutDescriptor), AT(wrapper_cubind_cudnn_create_dropout_descriptor)},
+        {AT(symbol_cudnnDestroyDropoutDescriptor), AT(symbol_cudnnDestroyDropoutDescriptor), AT(wrapper_cubind_cudnn_destroy_dropout_descriptor)},
+        {AT(symbol_cudnnDropoutGetStatesSize), AT(symbol_cudnnDropoutGetStatesSize), AT(wrapper_cubind_cudnn_dropout_get_states_size)},
+        {AT(symbol_cudnnDropoutGetReserveSpaceSize), AT(symbol_cudnnDropoutGetReserveSpaceSize), AT(wrapper_cubind_cudnn_dropout_get_reserve_space_size)},
+        {AT(symbol_cudnnSetDropoutDescriptor), AT(symbol_cudnnSetDropoutDescriptor), AT(wrapper_cubind_cudnn_set_dropout_descriptor)},
+        {AT(symbol_cudnnRestoreDropoutDescriptor), AT(symbol_cudnnRestoreDropoutDescriptor), AT(wrapper_cubind_cudnn_restore_dropout_descriptor)},
+        {AT(symbol_cudnnGetDropoutDescriptor), AT(symbol_cudnnGetDropoutDescriptor), AT(wrapper_cubind_cudnn_get_dropout_descriptor)},
+        {AT(symbol_cudnnDropoutForward), AT(symbol_cudnnDropoutForward), AT(wrapper_cubind_cudnn_dropout_forward)},
+        {AT(symbol_cudnnOpsVersionCheck), AT(symbol_cudnnOpsVersionCheck), AT(wrapper_cubind_cudnn_ops_version_check)},
+        {AT(symbol_cudnnSoftmaxBackward), AT(symbol_cudnnSoftmaxBackward), AT(wrapper_cubind_cudnn_softmax_backward)},
+        {AT(symbol_cudnnPoolingBackward), AT(symbol_cudnnPoolingBackward), AT(wrapper_cubind_cudnn_pooling_backward)},
+        {AT(symbol_cudnnActivationBackward), AT(symbol_cudnnActivationBackward), AT(wrapper_cubind_cudnn_activation_backward)},
+        {AT(symbol_cudnnLRNCrossChannelBackward), AT(symbol_cudnnLRNCrossChannelBackward), AT(wrapper_cubind_cudnn_lrn_cross_channel_backward)},
+        {AT(symbol_cudnnDivisiveNormalizationBackward), AT(symbol_cudnnDivisiveNormalizationBackward), AT(wrapper_cubind_cudnn_divisive_normalization_backward)},
+        {AT(symbol_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize), AT(symbol_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize), AT(wrapper_cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size)},
+        {AT(symbol_cudnnGetBatchNormalizationBackwardExWorkspaceSize), AT(symbol_cudnnGetBatchNormalizationBackwardExWorkspaceSize), AT(wrapper_cubind_cudnn_get_batch_normalization_backward_ex_workspace_size)},
+        {AT(symbol_cudnnGetBatchNormalizationTrainingExReserveSpaceSize), AT(symbol_cudnnGetBatchNormalizationTrainingExReserveSpaceSize), AT(wrapper_cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size)},
+        {AT(symbol_cudnnBatchNormalizationForwardTraining), AT(symbol_cudnnBatchNormalizationForwardTraining), AT(wrapper_cubind_cudnn_batch_normalization_forward_training)},
+        {AT(symbol_cudnnBatchNormalizationForwardTrainingEx), AT(symbol_cudnnBatchNormalizationForwardTrainingEx), AT(wrapper_cubind_cudnn_batch_normalization_forward_training_ex)},
+        {AT(symbol_cudnnBatchNormalizationBackward), AT(symbol_cudnnBatchNormalizationBackward), AT(wrapper_cubind_cudnn_batch_normalization_backward)},
+        {AT(symbol_cudnnBatchNormalizationBackwardEx), AT(symbol_cudnnBatchNormalizationBackwardEx), AT(wrapper_cubind_cudnn_batch_normalization_backward_ex)},
+        {AT(symbol_cudnnGetNormalizationForwardTrainingWorkspaceSize), AT(symbol_cudnnGetNormalizationForwardTrainingWorkspaceSize), AT(wrapper_cubind_cudnn_get_normalization_forward_training_workspace_size)},
+        {AT(symbol_cudnnGetNormalizationBackwardWorkspaceSize), AT(symbol_cudnnGetNormalizationBackwardWorkspaceSize), AT(wrapper_cubind_cudnn_get_normalization_backward_workspace_size)},
+        {AT(symbol_cudnnGetNormalizationTrainingReserveSpaceSize), AT(symbol_cudnnGetNormalizationTrainingReserveSpaceSize), AT(wrapper_cubind_cudnn_get_normalization_training_reserve_space_size)},
+        {AT(symbol_cudnnNormalizationForwardTraining), AT(symbol_cudnnNormalizationForwardTraining), AT(wrapper_cubind_cudnn_normalization_forward_training)},
+        {AT(symbol_cudnnNormalizationBackward), AT(symbol_cudnnNormalizationBackward), AT(wrapper_cubind_cudnn_normalization_backward)},
+        {AT(symbol_cudnnSpatialTfGridGeneratorBackward), AT(symbol_cudnnSpatialTfGridGeneratorBackward), AT(wrapper_cubind_cudnn_spatial_tf_grid_generator_backward)},
+        {AT(symbol_cudnnSpatialTfSamplerBackward), AT(symbol_cudnnSpatialTfSamplerBackward), AT(wrapper_cubind_cudnn_spatial_tf_sampler_backward)},
+        {AT(symbol_cudnnDropoutBackward), AT(symbol_cudnnDropoutBackward), AT(wrapper_cubind_cudnn_dropout_backward)},
+        {AT(symbol_cudnnCreateRNNDescriptor), AT(symbol_cudnnCreateRNNDescriptor), AT(wrapper_cubind_cudnn_create_rnn_descriptor)},
+        {AT(symbol_cudnnDestroyRNNDescriptor), AT(symbol_cudnnDestroyRNNDescriptor), AT(wrapper_cubind_cudnn_destroy_rnn_descriptor)},
+        {AT(symbol_cudnnSetRNNDescriptor_v8), AT(symbol_cudnnSetRNNDescriptor_v8), AT(wrapper_cubind_cudnn_set_rnn_descriptor_v8)},
+        {AT(symbol_cudnnGetRNNDescriptor_v8), AT(symbol_cudnnGetRNNDescriptor_v8), AT(wrapper_cubind_cudnn_get_rnn_descriptor_v8)},
+        {AT(symbol_cudnnRNNSetClip_v8), AT(symbol_cudnnRNNSetClip_v8), AT(wrapper_cubind_cudnn_rnn_set_clip_v8)},
+        {AT(symbol_cudnnRNNSetClip_v9), AT(symbol_cudnnRNNSetClip_v9), AT(wrapper_cubind_cudnn_rnn_set_clip_v9)},
+        {AT(symbol_cudnnRNNGetClip_v8), AT(symbol_cudnnRNNGetClip_v8), AT(wrapper_cubind_cudnn_rnn_get_clip_v8)},
+        {AT(symbol_cudnnRNNGetClip_v9), AT(symbol_cudnnRNNGetClip_v9), AT(wrapper_cubind_cudnn_rnn_get_clip_v9)},
+        {AT(symbol_cudnnBuildRNNDynamic), AT(symbol_cudnnBuildRNNDynamic), AT(wrapper_cubind_cudnn_build_rnn_dynamic)},
+        {AT(symbol_cudnnGetRNNTempSpaceSizes), AT(symbol_cudnnGetRNNTempSpaceSizes), AT(wrapper_cubind_cudnn_get_rnn_temp_space_sizes)},
+        {AT(symbol_cudnnGetRNNWeightSpaceSize), AT(symbol_cudnnGetRNNWeightSpaceSize), AT(wrapper_cubind_cudnn_get_rnn_weight_space_size)},
+        {AT(symbol_cudnnGetRNNWeightParams), AT(symbol_cudnnGetRNNWeightParams), AT(wrapper_cubind_cudnn_get_rnn_weight_params)},
+        {AT(symbol_cudnnCreateRNNDataDescriptor), AT(symbol_cudnnCreateRNNDataDescriptor), AT(wrapper_cubind_cudnn_create_rnn_data_descriptor)},
+        {AT(symbol_cudnnDestroyRNNDataDescriptor), AT(symbol_cudnnDestroyRNNDataDescriptor), AT(wrapper_cubind_cudnn_destroy_rnn_data_descriptor)},
+        {AT(symbol_cudnnSetRNNDataDescriptor), AT(symbol_cudnnSetRNNDataDescriptor), AT(wrapper_cubind_cudnn_set_rnn_data_descriptor)},
+        {AT(symbol_cudnnGetRNNDataDescriptor), AT(symbol_cudnnGetRNNDataDescriptor), AT(wrapper_cubind_cudnn_get_rnn_data_descriptor)},
+        {AT(symbol_cudnnRNNForward), AT(symbol_cudnnRNNForward), AT(wrapper_cubind_cudnn_rnn_forward)},
+        {AT(symbol_cudnnCreateSeqDataDescriptor), AT(symbol_cudnnCreateSeqDataDescriptor), AT(wrapper_cubind_cudnn_create_seq_data_descriptor)},
+        {AT(symbol_cudnnDestroySeqDataDescriptor), AT(symbol_cudnnDestroySeqDataDescriptor), AT(wrapper_cubind_cudnn_destroy_seq_data_descriptor)},
+        {AT(symbol_cudnnSetSeqDataDescriptor), AT(symbol_cudnnSetSeqDataDescriptor), AT(wrapper_cubind_cudnn_set_seq_data_descriptor)},
+        {AT(symbol_cudnnGetSeqDataDescriptor), AT(symbol_cudnnGetSeqDataDescriptor), AT(wrapper_cubind_cudnn_get_seq_data_descriptor)},
+        {AT(symbol_cudnnCreateAttnDescriptor), AT(symbol_cudnnCreateAttnDescriptor), AT(wrapper_cubind_cudnn_create_attn_descriptor)},
+        {AT(symbol_cudnnDestroyAttnDescriptor), AT(symbol_cudnnDestroyAttnDescriptor), AT(wrapper_cubind_cudnn_destroy_attn_descriptor)},
+        {AT(symbol_cudnnSetAttnDescriptor), AT(symbol_cudnnSetAttnDescriptor), AT(wrapper_cubind_cudnn_set_attn_descriptor)},
+        {AT(symbol_cudnnGetAttnDescriptor), AT(symbol_cudnnGetAttnDescriptor), AT(wrapper_cubind_cudnn_get_attn_descriptor)},
+        {AT(symbol_cudnnGetMultiHeadAttnBuffers), AT(symbol_cudnnGetMultiHeadAttnBuffers), AT(wrapper_cubind_cudnn_get_multi_head_attn_buffers)},
+        {AT(symbol_cudnnGetMultiHeadAttnWeights), AT(symbol_cudnnGetMultiHeadAttnWeights), AT(wrapper_cubind_cudnn_get_multi_head_attn_weights)},
+        {AT(symbol_cudnnMultiHeadAttnForward), AT(symbol_cudnnMultiHeadAttnForward), AT(wrapper_cubind_cudnn_multi_head_attn_forward)},
+        {AT(symbol_cudnnAdvVersionCheck), AT(symbol_cudnnAdvVersionCheck), AT(wrapper_cubind_cudnn_adv_version_check)},
+        {AT(symbol_cudnnRNNBackwardData_v8), AT(symbol_cudnnRNNBackwardData_v8), AT(wrapper_cubind_cudnn_rnn_backward_data_v8)},
+        {AT(symbol_cudnnRNNBackwardWeights_v8), AT(symbol_cudnnRNNBackwardWeights_v8), AT(wrapper_cubind_cudnn_rnn_backward_weights_v8)},
+        {AT(symbol_cudnnMultiHeadAttnBackwardData), AT(symbol_cudnnMultiHeadAttnBackwardData), AT(wrapper_cubind_cudnn_multi_head_attn_backward_data)},
+        {AT(symbol_cudnnMultiHeadAttnBackwardWeights), AT(symbol_cudnnMultiHeadAttnBackwardWeights), AT(wrapper_cubind_cudnn_multi_head_attn_backward_weights)},
+        {AT(symbol_cudnnCreateCTCLossDescriptor), AT(symbol_cudnnCreateCTCLossDescriptor), AT(wrapper_cubind_cudnn_create_ctc_loss_descriptor)},
+        {AT(symbol_cudnnSetCTCLossDescriptor), AT(symbol_cudnnSetCTCLossDescriptor), AT(wrapper_cubind_cudnn_set_ctc_loss_descriptor)},
+        {AT(symbol_cudnnSetCTCLossDescriptorEx), AT(symbol_cudnnSetCTCLossDescriptorEx), AT(wrapper_cubind_cudnn_set_ctc_loss_descriptor_ex)},
+        {AT(symbol_cudnnSetCTCLossDescriptor_v8), AT(symbol_cudnnSetCTCLossDescriptor_v8), AT(wrapper_cubind_cudnn_set_ctc_loss_descriptor_v8)},
+        {AT(symbol_cudnnSetCTCLossDescriptor_v9), AT(symbol_cudnnSetCTCLossDescriptor_v9), AT(wrapper_cubind_cudnn_set_ctc_loss_descriptor_v9)},
+        {AT(symbol_cudnnGetCTCLossDescriptor), AT(symbol_cudnnGetCTCLossDescriptor), AT(wrapper_cubind_cudnn_get_ctc_loss_descriptor)},
+        {AT(symbol_cudnnGetCTCLossDescriptorEx), AT(symbol_cudnnGetCTCLossDescriptorEx), AT(wrapper_cubind_cudnn_get_ctc_loss_descriptor_ex)},
+        {AT(symbol_cudnnGetCTCLossDescriptor_v8), AT(symbol_cudnnGetCTCLossDescriptor_v8), AT(wrapper_cubind_cudnn_get_ctc_loss_descriptor_v8)},
+        {AT(symbol_cudnnGetCTCLossDescriptor_v9), AT(symbol_cudnnGetCTCLossDescriptor_v9), AT(wrapper_cubind_cudnn_get_ctc_loss_descriptor_v9)},
+        {AT(symbol_cudnnDestroyCTCLossDescriptor), AT(symbol_cudnnDestroyCTCLossDescriptor), AT(wrapper_cubind_cudnn_destroy_ctc_loss_descriptor)},
+        {AT(symbol_cudnnCTCLoss), AT(symbol_cudnnCTCLoss), AT(wrapper_cubind_cudnn_ctc_loss)},
+        {AT(symbol_cudnnCTCLoss_v8), AT(symbol_cudnnCTCLoss_v8), AT(wrapper_cubind_cudnn_ctc_loss_v8)},
+        {AT(symbol_cudnnGetCTCLossWorkspaceSize), AT(symbol_cudnnGetCTCLossWorkspaceSize), AT(wrapper_cubind_cudnn_get_ctc_loss_workspace_size)},
+        {AT(symbol_cudnnGetCTCLossWorkspaceSize_v8), AT(symbol_cudnnGetCTCLossWorkspaceSize_v8), AT(wrapper_cubind_cudnn_get_ctc_loss_workspace_size_v8)},
+        {AT(symbol_cudnnCreateConvolutionDescriptor), AT(symbol_cudnnCreateConvolutionDescriptor), AT(wrapper_cubind_cudnn_create_convolution_descriptor)},
+        {AT(symbol_cudnnDestroyConvolutionDescriptor), AT(symbol_cudnnDestroyConvolutionDescriptor), AT(wrapper_cubind_cudnn_destroy_convolution_descriptor)},
+        {AT(symbol_cudnnSetConvolutionMathType), AT(symbol_cudnnSetConvolutionMathType), AT(wrapper_cubind_cudnn_set_convolution_math_type)},
+        {AT(symbol_cudnnGetConvolutionMathType), AT(symbol_cudnnGetConvolutionMathType), AT(wrapper_cubind_cudnn_get_convolution_math_type)},
+        {AT(symbol_cudnnSetConvolutionGroupCount), AT(symbol_cudnnSetConvolutionGroupCount), AT(wrapper_cubind_cudnn_set_convolution_group_count)},
+        {AT(symbol_cudnnGetConvolutionGroupCount), AT(symbol_cudnnGetConvolutionGroupCount), AT(wrapper_cubind_cudnn_get_convolution_group_count)},
+        {AT(symbol_cudnnSetConvolutionReorderType), AT(symbol_cudnnSetConvolutionReorderType), AT(wrapper_cubind_cudnn_set_convolution_reorder_type)},
+        {AT(symbol_cudnnGetConvolutionReorderType), AT(symbol_cudnnGetConvolutionReorderType), AT(wrapper_cubind_cudnn_get_convolution_reorder_type)},
+        {AT(symbol_cudnnSetConvolution2dDescriptor), AT(symbol_cudnnSetConvolution2dDescriptor), AT(wrapper_cubind_cudnn_set_convolution2d_descriptor)},
+        {AT(symbol_cudnnGetConvolution2dDescriptor), AT(symbol_cudnnGetConvolution2dDescriptor), AT(wrapper_cubind_cudnn_get_convolution2d_descriptor)},
+        {AT(symbol_cudnnSetConvolutionNdDescriptor), AT(symbol_cudnnSetConvolutionNdDescriptor), AT(wrapper_cubind_cudnn_set_convolution_nd_descriptor)},
+        {AT(symbol_cudnnGetConvolutionNdDescriptor), AT(symbol_cudnnGetConvolutionNdDescriptor), AT(wrapper_cubind_cudnn_get_convolution_nd_descriptor)},
+        {AT(symbol_cudnnGetConvolution2dForwardOutputDim), AT(symbol_cudnnGetConvolution2dForwardOutputDim), AT(wrapper_cubind_cudnn_get_convolution2d_forward_output_dim)},
+        {AT(symbol_cudnnGetConvolutionNdForwardOutputDim), AT(symbol_cudnnGetConvolutionNdForwardOutputDim), AT(wrapper_cubind_cudnn_get_convolution_nd_forward_output_dim)},
+        {AT(symbol_cudnnGetConvolutionForwardAlgorithmMaxCount), AT(symbol_cudnnGetConvolutionForwardAlgorithmMaxCount), AT(wrapper_cubind_cudnn_get_convolution_forward_algorithm_max_count)},
+        {AT(symbol_cudnnGetConvolutionForwardAlgorithm_v7), AT(symbol_cudnnGetConvolutionForwardAlgorithm_v7), AT(wrapper_cubind_cudnn_get_convolution_forward_algorithm_v7)},
+        {AT(symbol_cudnnFindConvolutionForwardAlgorithm), AT(symbol_cudnnFindConvolutionForwardAlgorithm), AT(wrapper_cubind_cudnn_find_convolution_forward_algorithm)},
+        {AT(symbol_cudnnFindConvolutionForwardAlgorithmEx), AT(symbol_cudnnFindConvolutionForwardAlgorithmEx), AT(wrapper_cubind_cudnn_find_convolution_forward_algorithm_ex)},
+        {AT(symbol_cudnnIm2Col), AT(symbol_cudnnIm2Col), AT(wrapper_cubind_cudnn_im2_col)},
+        {AT(symbol_cudnnReorderFilterAndBias), AT(symbol_cudnnReorderFilterAndBias), AT(wrapper_cubind_cudnn_reorder_filter_and_bias)},
+        {AT(symbol_cudnnGetConvolutionForwardWorkspaceSize), AT(symbol_cudnnGetConvolutionForwardWorkspaceSize), AT(wrapper_cubind_cudnn_get_convolution_forward_workspace_size)},
+        {AT(symbol_cudnnConvolutionForward), AT(symbol_cudnnConvolutionForward), AT(wrapper_cubind_cudnn_convolution_forward)},
+        {AT(symbol_cudnnConvolutionBiasActivationForward), AT(symbol_cudnnConvolutionBiasActivationForward), AT(wrapper_cubind_cudnn_convolution_bias_activation_forward)},
+        {AT(symbol_cudnnGetConvolutionBackwardDataAlgorithmMaxCount), AT(symbol_cudnnGetConvolutionBackwardDataAlgorithmMaxCount), AT(wrapper_cubind_cudnn_get_convolution_backward_data_algorithm_max_count)},
+        {AT(symbol_cudnnFindConvolutionBackwardDataAlgorithm), AT(symbol_cudnnFindConvolutionBackwardDataAlgorithm), AT(wrapper_cubind_cudnn_find_convolution_backward_data_algorithm)},
+        {AT(symbol_cudnnFindConvolutionBackwardDataAlgorithmEx), AT(symbol_cudnnFindConvolutionBackwardDataAlgorithmEx), AT(wrapper_cubind_cudnn_find_convolution_backward_data_algorithm_ex)},
+        {AT(symbol_cudnnGetConvolutionBackwardDataAlgorithm_v7), AT(symbol_cudnnGetConvolutionBackwardDataAlgorithm_v7), AT(wrapper_cubind_cudnn_get_convolution_backward_data_algorithm_v7)},
+        {AT(symbol_cudnnGetConvolutionBackwardDataWorkspaceSize), AT(symbol_cudnnGetConvolutionBackwardDataWorkspaceSize), AT(wrapper_cubind_cudnn_get_convolution_backward_data_workspace_size)},
+        {AT(symbol_cudnnConvolutionBackwardData), AT(symbol_cudnnConvolutionBackwardData), AT(wrapper_cubind_cudnn_convolution_backward_data)},
+        {AT(symbol_cudnnGetFoldedConvBackwardDataDescriptors), AT(symbol_cudnnGetFoldedConvBackwardDataDescriptors), AT(wrapper_cubind_cudnn_get_folded_conv_backward_data_descriptors)},
+        {AT(symbol_cudnnCnnVersionCheck), AT(symbol_cudnnCnnVersionCheck), AT(wrapper_cubind_cudnn_cnn_version_check)},
+        {AT(symbol_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount), AT(symbol_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount), AT(wrapper_cubind_cudnn_get_convolution_backward_filter_algorithm_max_count)},
+        {AT(symbol_cudnnFindConvolutionBackwardFilterAlgorithm), AT(symbol_cudnnFindConvolutionBackwardFilterAlgorithm), AT(wrapper_cubind_cudnn_find_convolution_backward_filter_algorithm)},
+        {AT(symbol_cudnnFindConvolutionBackwardFilterAlgorithmEx), AT(symbol_cudnnFindConvolutionBackwardFilterAlgorithmEx), AT(wrapper_cubind_cudnn_find_convolution_backward_filter_algorithm_ex)},
+        {AT(symbol_cudnnGetConvolutionBackwardFilterAlgorithm_v7), AT(symbol_cudnnGetConvolutionBackwardFilterAlgorithm_v7), AT(wrapper_cubind_cudnn_get_convolution_backward_filter_algorithm_v7)},
+        {AT(symbol_cudnnGetConvolutionBackwardFilterWorkspaceSize), AT(symbol_cudnnGetConvolutionBackwardFilterWorkspaceSize), AT(wrapper_cubind_cudnn_get_convolution_backward_filter_workspace_size)},
+        {AT(symbol_cudnnConvolutionBackwardFilter), AT(symbol_cudnnConvolutionBackwardFilter), AT(wrapper_cubind_cudnn_convolution_backward_filter)},
+        {AT(symbol_cudnnConvolutionBackwardBias), AT(symbol_cudnnConvolutionBackwardBias), AT(wrapper_cubind_cudnn_convolution_backward_bias)},
+        {AT(symbol_cudnnCreateFusedOpsConstParamPack), AT(symbol_cudnnCreateFusedOpsConstParamPack), AT(wrapper_cubind_cudnn_create_fused_ops_const_param_pack)},
+        {AT(symbol_cudnnDestroyFusedOpsConstParamPack), AT(symbol_cudnnDestroyFusedOpsConstParamPack), AT(wrapper_cubind_cudnn_destroy_fused_ops_const_param_pack)},
+        {AT(symbol_cudnnSetFusedOpsConstParamPackAttribute), AT(symbol_cudnnSetFusedOpsConstParamPackAttribute), AT(wrapper_cubind_cudnn_set_fused_ops_const_param_pack_attribute)},
+        {AT(symbol_cudnnGetFusedOpsConstParamPackAttribute), AT(symbol_cudnnGetFusedOpsConstParamPackAttribute), AT(wrapper_cubind_cudnn_get_fused_ops_const_param_pack_attribute)},
+        {AT(symbol_cudnnCreateFusedOpsVariantParamPack), AT(symbol_cudnnCreateFusedOpsVariantParamPack), AT(wrapper_cubind_cudnn_create_fused_ops_variant_param_pack)},
+        {AT(symbol_cudnnDestroyFusedOpsVariantParamPack), AT(symbol_cudnnDestroyFusedOpsVariantParamPack), AT(wrapper_cubind_cudnn_destroy_fused_ops_variant_param_pack)},
+        {AT(symbol_cudnnSetFusedOpsVariantParamPackAttribute), AT(symbol_cudnnSetFusedOpsVariantParamPackAttribute), AT(wrapper_cubind_cudnn_set_fused_ops_variant_param_pack_attribute)},
+        {AT(symbol_cudnnGetFusedOpsVariantParamPackAttribute), AT(symbol_cudnnGetFusedOpsVariantParamPackAttribute), AT(wrapper_cubind_cudnn_get_fused_ops_variant_param_pack_attribute)},
+        {AT(symbol_cudnnCreateFusedOpsPlan), AT(symbol_cudnnCreateFusedOpsPlan), AT(wrapper_cubind_cudnn_create_fused_ops_plan)},
+        {AT(symbol_cudnnDestroyFusedOpsPlan), AT(symbol_cudnnDestroyFusedOpsPlan), AT(wrapper_cubind_cudnn_destroy_fused_ops_plan)},
+        {AT(symbol_cudnnMakeFusedOpsPlan), AT(symbol_cudnnMakeFusedOpsPlan), AT(wrapper_cubind_cudnn_make_fused_ops_plan)},
+        {AT(symbol_cudnnFusedOpsExecute), AT(symbol_cudnnFusedOpsExecute), AT(wrapper_cubind_cudnn_fused_ops_execute)},
+    },
+#undef AT
 };
 
 /* Tracing: the name of a cudnnStatus_t value, NULL when it is none of the constants. */
@@ -2175,7 +2179,7 @@ typedef size_t (*cubind__cudnnGetVersion_fn)(void);
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_version. */
 static size_t call_cudnnGetVersion(void)
 {
-    cubind__cudnnGetVersion_fn cubind_fn = (cubind__cudnnGetVersion_fn)cubind__resolve(&cubind__cudnn_symbols, 0, NULL);
+    cubind__cudnnGetVersion_fn cubind_fn = (cubind__cudnnGetVersion_fn)cubind__resolve(&cubind__cudnn_symbols.table, 0, NULL);
     if (cubind_fn == NULL)
         return (size_t)0;
     return cubind_fn();
@@ -2189,7 +2193,7 @@ static CUBIND_COLD size_t traced_cudnnGetVersion(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetVersion();
     cubind_result = call_cudnnGetVersion();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 0), 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 0), 0)) {
         cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -2206,7 +2210,7 @@ static CUBIND_COLD size_t slow_cudnnGetVersion(void)
 
 size_t cubind_cudnn_get_version(void)
 {
-    cubind__cudnnGetVersion_fn cubind_fn = (cubind__cudnnGetVersion_fn)cubind__cached(&slots[0]);
+    cubind__cudnnGetVersion_fn cubind_fn = (cubind__cudnnGetVersion_fn)cubind__cached(&cubind__cudnn_slots[0]);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetVersion();
     return cubind_fn();
@@ -2217,7 +2221,7 @@ typedef size_t (*cubind__cudnnGetMaxDeviceVersion_fn)(void);
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_max_device_version. */
 static size_t call_cudnnGetMaxDeviceVersion(void)
 {
-    cubind__cudnnGetMaxDeviceVersion_fn cubind_fn = (cubind__cudnnGetMaxDeviceVersion_fn)cubind__resolve(&cubind__cudnn_symbols, 1, NULL);
+    cubind__cudnnGetMaxDeviceVersion_fn cubind_fn = (cubind__cudnnGetMaxDeviceVersion_fn)cubind__resolve(&cubind__cudnn_symbols.table, 1, NULL);
     if (cubind_fn == NULL)
         return (size_t)0;
     return cubind_fn();
@@ -2231,7 +2235,7 @@ static CUBIND_COLD size_t traced_cudnnGetMaxDeviceVersion(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetMaxDeviceVersion();
     cubind_result = call_cudnnGetMaxDeviceVersion();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 1), 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 1), 0)) {
         cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -2248,7 +2252,7 @@ static CUBIND_COLD size_t slow_cudnnGetMaxDeviceVersion(void)
 
 size_t cubind_cudnn_get_max_device_version(void)
 {
-    cubind__cudnnGetMaxDeviceVersion_fn cubind_fn = (cubind__cudnnGetMaxDeviceVersion_fn)cubind__cached(&slots[1]);
+    cubind__cudnnGetMaxDeviceVersion_fn cubind_fn = (cubind__cudnnGetMaxDeviceVersion_fn)cubind__cached(&cubind__cudnn_slots[1]);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetMaxDeviceVersion();
     return cubind_fn();
@@ -2259,7 +2263,7 @@ typedef size_t (*cubind__cudnnGetCudartVersion_fn)(void);
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_cudart_version. */
 static size_t call_cudnnGetCudartVersion(void)
 {
-    cubind__cudnnGetCudartVersion_fn cubind_fn = (cubind__cudnnGetCudartVersion_fn)cubind__resolve(&cubind__cudnn_symbols, 2, NULL);
+    cubind__cudnnGetCudartVersion_fn cubind_fn = (cubind__cudnnGetCudartVersion_fn)cubind__resolve(&cubind__cudnn_symbols.table, 2, NULL);
     if (cubind_fn == NULL)
         return (size_t)0;
     return cubind_fn();
@@ -2273,7 +2277,7 @@ static CUBIND_COLD size_t traced_cudnnGetCudartVersion(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCudartVersion();
     cubind_result = call_cudnnGetCudartVersion();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 2), 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 2), 0)) {
         cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -2290,7 +2294,7 @@ static CUBIND_COLD size_t slow_cudnnGetCudartVersion(void)
 
 size_t cubind_cudnn_get_cudart_version(void)
 {
-    cubind__cudnnGetCudartVersion_fn cubind_fn = (cubind__cudnnGetCudartVersion_fn)cubind__cached(&slots[2]);
+    cubind__cudnnGetCudartVersion_fn cubind_fn = (cubind__cudnnGetCudartVersion_fn)cubind__cached(&cubind__cudnn_slots[2]);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetCudartVersion();
     return cubind_fn();
@@ -2301,7 +2305,7 @@ typedef const char *(*cubind__cudnnGetErrorString_fn)(cudnnStatus_t status);
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_error_string. */
 static const char *call_cudnnGetErrorString(cudnnStatus_t status)
 {
-    cubind__cudnnGetErrorString_fn cubind_fn = (cubind__cudnnGetErrorString_fn)cubind__resolve(&cubind__cudnn_symbols, 3, NULL);
+    cubind__cudnnGetErrorString_fn cubind_fn = (cubind__cudnnGetErrorString_fn)cubind__resolve(&cubind__cudnn_symbols.table, 3, NULL);
     if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(status);
@@ -2315,7 +2319,7 @@ static CUBIND_COLD const char *traced_cudnnGetErrorString(cudnnStatus_t status)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetErrorString(status);
     cubind_result = call_cudnnGetErrorString(status);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 3), 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 3), 0)) {
         cubind__trace_enum(&cubind_call, "status", trace_enum_0((long long)status), (long long)status);
         cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2333,7 +2337,7 @@ static CUBIND_COLD const char *slow_cudnnGetErrorString(cudnnStatus_t status)
 
 const char *cubind_cudnn_get_error_string(cudnnStatus_t status)
 {
-    cubind__cudnnGetErrorString_fn cubind_fn = (cubind__cudnnGetErrorString_fn)cubind__cached(&slots[3]);
+    cubind__cudnnGetErrorString_fn cubind_fn = (cubind__cudnnGetErrorString_fn)cubind__cached(&cubind__cudnn_slots[3]);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetErrorString(status);
     return cubind_fn(status);
@@ -2344,7 +2348,7 @@ typedef void (*cubind__cudnnGetLastErrorString_fn)(char *message, size_t max_siz
 /* The call through the loader, shared by the slow and the traced paths of cubind_cudnn_get_last_error_string. */
 static void call_cudnnGetLastErrorString(char *message, size_t max_size)
 {
-    cubind__cudnnGetLastErrorString_fn cubind_fn = (cubind__cudnnGetLastErrorString_fn)cubind__resolve(&cubind__cudnn_symbols, 4, NULL);
+    cubind__cudnnGetLastErrorString_fn cubind_fn = (cubind__cudnnGetLastErrorString_fn)cubind__resolve(&cubind__cudnn_symbols.table, 4, NULL);
     if (cubind_fn == NULL)
         return;
     cubind_fn(message, max_size);
@@ -2359,7 +2363,7 @@ static CUBIND_COLD void traced_cudnnGetLastErrorString(char *message, size_t max
         return;
     }
     call_cudnnGetLastErrorString(message, max_size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 4), 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 4), 0)) {
         cubind__trace_pointer(&cubind_call, "message", (uintptr_t)message);
         cubind__trace_unsigned(&cubind_call, "max_size", (unsigned long long)max_size);
         cubind__trace_end(&cubind_call);
@@ -2377,7 +2381,7 @@ static CUBIND_COLD void slow_cudnnGetLastErrorString(char *message, size_t max_s
 
 void cubind_cudnn_get_last_error_string(char *message, size_t max_size)
 {
-    cubind__cudnnGetLastErrorString_fn cubind_fn = (cubind__cudnnGetLastErrorString_fn)cubind__cached(&slots[4]);
+    cubind__cudnnGetLastErrorString_fn cubind_fn = (cubind__cudnnGetLastErrorString_fn)cubind__cached(&cubind__cudnn_slots[4]);
     if (CUBIND_UNLIKELY(cubind_fn == NULL)) {
         slow_cudnnGetLastErrorString(message, max_size);
         return;
@@ -2391,13 +2395,13 @@ typedef cudnnStatus_t (*cubind__cudnnQueryRuntimeError_fn)(cudnnHandle_t handle,
 static cudnnStatus_t call_cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__resolve(&cubind__cudnn_symbols, 5, &cubind_unavailable);
+    cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__resolve(&cubind__cudnn_symbols.table, 5, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rstatus, mode, tag);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 5, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2409,7 +2413,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnQueryRuntimeError(cudnnHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
     cubind_result = call_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 5), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 5), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rstatus", (uintptr_t)rstatus);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_1((long long)mode), (long long)mode);
@@ -2430,13 +2434,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnQueryRuntimeError(cudnnHandle_t handl
 
 cudnnStatus_t cubind_cudnn_query_runtime_error(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
 {
-    cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__cached(&slots[5]);
+    cubind__cudnnQueryRuntimeError_fn cubind_fn = (cubind__cudnnQueryRuntimeError_fn)cubind__cached(&cubind__cudnn_slots[5]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
     cubind_status = cubind_fn(handle, rstatus, mode, tag);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 5, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2447,13 +2451,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetProperty_fn)(libraryPropertyType type, i
 static cudnnStatus_t call_cudnnGetProperty(libraryPropertyType type, int *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__resolve(&cubind__cudnn_symbols, 6, &cubind_unavailable);
+    cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__resolve(&cubind__cudnn_symbols.table, 6, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(type, value);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 6, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2465,7 +2469,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetProperty(libraryPropertyType typ
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetProperty(type, value);
     cubind_result = call_cudnnGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 6), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 6), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_2((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2484,13 +2488,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetProperty(libraryPropertyType type,
 
 cudnnStatus_t cubind_cudnn_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__cached(&slots[6]);
+    cubind__cudnnGetProperty_fn cubind_fn = (cubind__cudnnGetProperty_fn)cubind__cached(&cubind__cudnn_slots[6]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetProperty(type, value);
     cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 6, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2501,13 +2505,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreate_fn)(cudnnHandle_t *handle);
 static cudnnStatus_t call_cudnnCreate(cudnnHandle_t *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__resolve(&cubind__cudnn_symbols, 7, &cubind_unavailable);
+    cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__resolve(&cubind__cudnn_symbols.table, 7, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 7, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2519,7 +2523,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreate(cudnnHandle_t *handle)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreate(handle);
     cubind_result = call_cudnnCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 7), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 7), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2537,13 +2541,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreate(cudnnHandle_t *handle)
 
 cudnnStatus_t cubind_cudnn_create(cudnnHandle_t *handle)
 {
-    cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__cached(&slots[7]);
+    cubind__cudnnCreate_fn cubind_fn = (cubind__cudnnCreate_fn)cubind__cached(&cubind__cudnn_slots[7]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreate(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 7, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2554,13 +2558,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroy_fn)(cudnnHandle_t handle);
 static cudnnStatus_t call_cudnnDestroy(cudnnHandle_t handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__resolve(&cubind__cudnn_symbols, 8, &cubind_unavailable);
+    cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__resolve(&cubind__cudnn_symbols.table, 8, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 8, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2572,7 +2576,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroy(cudnnHandle_t handle)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroy(handle);
     cubind_result = call_cudnnDestroy(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 8), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 8), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2590,13 +2594,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroy(cudnnHandle_t handle)
 
 cudnnStatus_t cubind_cudnn_destroy(cudnnHandle_t handle)
 {
-    cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__cached(&slots[8]);
+    cubind__cudnnDestroy_fn cubind_fn = (cubind__cudnnDestroy_fn)cubind__cached(&cubind__cudnn_slots[8]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroy(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 8, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2607,13 +2611,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetStream_fn)(cudnnHandle_t handle, cudaStr
 static cudnnStatus_t call_cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__resolve(&cubind__cudnn_symbols, 9, &cubind_unavailable);
+    cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__resolve(&cubind__cudnn_symbols.table, 9, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, streamId);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 9, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2625,7 +2629,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetStream(cudnnHandle_t handle, cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetStream(handle, streamId);
     cubind_result = call_cudnnSetStream(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 9), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 9), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2644,13 +2648,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetStream(cudnnHandle_t handle, cudaS
 
 cudnnStatus_t cubind_cudnn_set_stream(cudnnHandle_t handle, cudaStream_t streamId)
 {
-    cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__cached(&slots[9]);
+    cubind__cudnnSetStream_fn cubind_fn = (cubind__cudnnSetStream_fn)cubind__cached(&cubind__cudnn_slots[9]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetStream(handle, streamId);
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 9, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2661,13 +2665,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetStream_fn)(cudnnHandle_t handle, cudaStr
 static cudnnStatus_t call_cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__resolve(&cubind__cudnn_symbols, 10, &cubind_unavailable);
+    cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__resolve(&cubind__cudnn_symbols.table, 10, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, streamId);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 10, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2679,7 +2683,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetStream(cudnnHandle_t handle, cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetStream(handle, streamId);
     cubind_result = call_cudnnGetStream(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 10), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 10), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2698,13 +2702,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetStream(cudnnHandle_t handle, cudaS
 
 cudnnStatus_t cubind_cudnn_get_stream(cudnnHandle_t handle, cudaStream_t *streamId)
 {
-    cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__cached(&slots[10]);
+    cubind__cudnnGetStream_fn cubind_fn = (cubind__cudnnGetStream_fn)cubind__cached(&cubind__cudnn_slots[10]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetStream(handle, streamId);
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 10, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2715,13 +2719,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetCallback_fn)(unsigned int mask, void *ud
 static cudnnStatus_t call_cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__resolve(&cubind__cudnn_symbols, 11, &cubind_unavailable);
+    cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__resolve(&cubind__cudnn_symbols.table, 11, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(mask, udata, fptr);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 11, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2733,7 +2737,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCallback(unsigned int mask, void
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetCallback(mask, udata, fptr);
     cubind_result = call_cudnnSetCallback(mask, udata, fptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 11), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 11), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_unsigned(&cubind_call, "mask", (unsigned long long)mask);
         cubind__trace_pointer(&cubind_call, "udata", (uintptr_t)udata);
         cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
@@ -2753,13 +2757,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetCallback(unsigned int mask, void *
 
 cudnnStatus_t cubind_cudnn_set_callback(unsigned int mask, void *udata, cudnnCallback_t fptr)
 {
-    cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__cached(&slots[11]);
+    cubind__cudnnSetCallback_fn cubind_fn = (cubind__cudnnSetCallback_fn)cubind__cached(&cubind__cudnn_slots[11]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetCallback(mask, udata, fptr);
     cubind_status = cubind_fn(mask, udata, fptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 11, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2770,13 +2774,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetCallback_fn)(unsigned int *mask, void **
 static cudnnStatus_t call_cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__resolve(&cubind__cudnn_symbols, 12, &cubind_unavailable);
+    cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__resolve(&cubind__cudnn_symbols.table, 12, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(mask, udata, fptr);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 12, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2788,7 +2792,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCallback(unsigned int *mask, voi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCallback(mask, udata, fptr);
     cubind_result = call_cudnnGetCallback(mask, udata, fptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 12), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 12), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "mask", (uintptr_t)mask);
         cubind__trace_pointer(&cubind_call, "udata", (uintptr_t)udata);
         cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
@@ -2808,13 +2812,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetCallback(unsigned int *mask, void 
 
 cudnnStatus_t cubind_cudnn_get_callback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
 {
-    cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__cached(&slots[12]);
+    cubind__cudnnGetCallback_fn cubind_fn = (cubind__cudnnGetCallback_fn)cubind__cached(&cubind__cudnn_slots[12]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetCallback(mask, udata, fptr);
     cubind_status = cubind_fn(mask, udata, fptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 12, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2825,13 +2829,13 @@ typedef cudnnStatus_t (*cubind__cudnnGraphVersionCheck_fn)(void);
 static cudnnStatus_t call_cudnnGraphVersionCheck(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols, 13, &cubind_unavailable);
+    cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 13, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 13, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2843,7 +2847,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGraphVersionCheck(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGraphVersionCheck();
     cubind_result = call_cudnnGraphVersionCheck();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 13), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 13), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -2860,13 +2864,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGraphVersionCheck(void)
 
 cudnnStatus_t cubind_cudnn_graph_version_check(void)
 {
-    cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__cached(&slots[13]);
+    cubind__cudnnGraphVersionCheck_fn cubind_fn = (cubind__cudnnGraphVersionCheck_fn)cubind__cached(&cubind__cudnn_slots[13]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGraphVersionCheck();
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 13, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2877,13 +2881,13 @@ typedef cudnnStatus_t (*cubind__cudnnBackendCreateDescriptor_fn)(cudnnBackendDes
 static cudnnStatus_t call_cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 14, &cubind_unavailable);
+    cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 14, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descriptorType, descriptor);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 14, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 14, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2895,7 +2899,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendCreateDescriptor(cudnnBacken
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendCreateDescriptor(descriptorType, descriptor);
     cubind_result = call_cudnnBackendCreateDescriptor(descriptorType, descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 14), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 14), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_enum(&cubind_call, "descriptorType", trace_enum_3((long long)descriptorType), (long long)descriptorType);
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2914,13 +2918,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendCreateDescriptor(cudnnBackendD
 
 cudnnStatus_t cubind_cudnn_backend_create_descriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
 {
-    cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__cached(&slots[14]);
+    cubind__cudnnBackendCreateDescriptor_fn cubind_fn = (cubind__cudnnBackendCreateDescriptor_fn)cubind__cached(&cubind__cudnn_slots[14]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBackendCreateDescriptor(descriptorType, descriptor);
     cubind_status = cubind_fn(descriptorType, descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 14, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2931,13 +2935,13 @@ typedef cudnnStatus_t (*cubind__cudnnBackendDestroyDescriptor_fn)(cudnnBackendDe
 static cudnnStatus_t call_cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 15, &cubind_unavailable);
+    cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 15, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descriptor);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 15, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 15, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2949,7 +2953,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendDestroyDescriptor(cudnnBacke
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendDestroyDescriptor(descriptor);
     cubind_result = call_cudnnBackendDestroyDescriptor(descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 15), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 15), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2967,13 +2971,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendDestroyDescriptor(cudnnBackend
 
 cudnnStatus_t cubind_cudnn_backend_destroy_descriptor(cudnnBackendDescriptor_t descriptor)
 {
-    cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__cached(&slots[15]);
+    cubind__cudnnBackendDestroyDescriptor_fn cubind_fn = (cubind__cudnnBackendDestroyDescriptor_fn)cubind__cached(&cubind__cudnn_slots[15]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBackendDestroyDescriptor(descriptor);
     cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 15, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2984,13 +2988,13 @@ typedef cudnnStatus_t (*cubind__cudnnBackendInitialize_fn)(cudnnBackendDescripto
 static cudnnStatus_t call_cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__resolve(&cubind__cudnn_symbols, 16, &cubind_unavailable);
+    cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 16, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descriptor);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 16, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 16, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3002,7 +3006,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendInitialize(cudnnBackendDescr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendInitialize(descriptor);
     cubind_result = call_cudnnBackendInitialize(descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 16), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 16), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3020,13 +3024,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendInitialize(cudnnBackendDescrip
 
 cudnnStatus_t cubind_cudnn_backend_initialize(cudnnBackendDescriptor_t descriptor)
 {
-    cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__cached(&slots[16]);
+    cubind__cudnnBackendInitialize_fn cubind_fn = (cubind__cudnnBackendInitialize_fn)cubind__cached(&cubind__cudnn_slots[16]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBackendInitialize(descriptor);
     cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 16, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3037,13 +3041,13 @@ typedef cudnnStatus_t (*cubind__cudnnBackendFinalize_fn)(cudnnBackendDescriptor_
 static cudnnStatus_t call_cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__resolve(&cubind__cudnn_symbols, 17, &cubind_unavailable);
+    cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 17, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descriptor);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 17, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3055,7 +3059,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendFinalize(cudnnBackendDescrip
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendFinalize(descriptor);
     cubind_result = call_cudnnBackendFinalize(descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 17), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 17), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3073,13 +3077,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendFinalize(cudnnBackendDescripto
 
 cudnnStatus_t cubind_cudnn_backend_finalize(cudnnBackendDescriptor_t descriptor)
 {
-    cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__cached(&slots[17]);
+    cubind__cudnnBackendFinalize_fn cubind_fn = (cubind__cudnnBackendFinalize_fn)cubind__cached(&cubind__cudnn_slots[17]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBackendFinalize(descriptor);
     cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 17, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3090,13 +3094,13 @@ typedef cudnnStatus_t (*cubind__cudnnBackendSetAttribute_fn)(cudnnBackendDescrip
 static cudnnStatus_t call_cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__resolve(&cubind__cudnn_symbols, 18, &cubind_unavailable);
+    cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 18, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 18, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3108,7 +3112,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendSetAttribute(cudnnBackendDes
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     cubind_result = call_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 18), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 18), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_enum(&cubind_call, "attributeName", trace_enum_4((long long)attributeName), (long long)attributeName);
         cubind__trace_enum(&cubind_call, "attributeType", trace_enum_5((long long)attributeType), (long long)attributeType);
@@ -3130,13 +3134,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendSetAttribute(cudnnBackendDescr
 
 cudnnStatus_t cubind_cudnn_backend_set_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
 {
-    cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__cached(&slots[18]);
+    cubind__cudnnBackendSetAttribute_fn cubind_fn = (cubind__cudnnBackendSetAttribute_fn)cubind__cached(&cubind__cudnn_slots[18]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     cubind_status = cubind_fn(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 18, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3147,13 +3151,13 @@ typedef cudnnStatus_t (*cubind__cudnnBackendGetAttribute_fn)(const cudnnBackendD
 static cudnnStatus_t call_cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__resolve(&cubind__cudnn_symbols, 19, &cubind_unavailable);
+    cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 19, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 19, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 19, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3165,7 +3169,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendGetAttribute(const cudnnBack
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     cubind_result = call_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 19), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 19), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_enum(&cubind_call, "attributeName", trace_enum_4((long long)attributeName), (long long)attributeName);
         cubind__trace_enum(&cubind_call, "attributeType", trace_enum_5((long long)attributeType), (long long)attributeType);
@@ -3188,13 +3192,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendGetAttribute(const cudnnBacken
 
 cudnnStatus_t cubind_cudnn_backend_get_attribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
 {
-    cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__cached(&slots[19]);
+    cubind__cudnnBackendGetAttribute_fn cubind_fn = (cubind__cudnnBackendGetAttribute_fn)cubind__cached(&cubind__cudnn_slots[19]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     cubind_status = cubind_fn(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 19, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3205,13 +3209,13 @@ typedef cudnnStatus_t (*cubind__cudnnBackendExecute_fn)(cudnnHandle_t handle, cu
 static cudnnStatus_t call_cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__resolve(&cubind__cudnn_symbols, 20, &cubind_unavailable);
+    cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 20, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, executionPlan, variantPack);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 20, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 20, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3223,7 +3227,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendExecute(cudnnHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendExecute(handle, executionPlan, variantPack);
     cubind_result = call_cudnnBackendExecute(handle, executionPlan, variantPack);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 20), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 20), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "executionPlan", (uintptr_t)executionPlan);
         cubind__trace_pointer(&cubind_call, "variantPack", (uintptr_t)variantPack);
@@ -3243,13 +3247,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendExecute(cudnnHandle_t handle, 
 
 cudnnStatus_t cubind_cudnn_backend_execute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
 {
-    cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__cached(&slots[20]);
+    cubind__cudnnBackendExecute_fn cubind_fn = (cubind__cudnnBackendExecute_fn)cubind__cached(&cubind__cudnn_slots[20]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBackendExecute(handle, executionPlan, variantPack);
     cubind_status = cubind_fn(handle, executionPlan, variantPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 20, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3260,13 +3264,13 @@ typedef cudnnStatus_t (*cubind__cudnnBackendPopulateCudaGraph_fn)(cudnnHandle_t 
 static cudnnStatus_t call_cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__resolve(&cubind__cudnn_symbols, 21, &cubind_unavailable);
+    cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__resolve(&cubind__cudnn_symbols.table, 21, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 21, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 21, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3278,7 +3282,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendPopulateCudaGraph(cudnnHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
     cubind_result = call_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 21), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 21), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "executionPlan", (uintptr_t)executionPlan);
         cubind__trace_pointer(&cubind_call, "variantPack", (uintptr_t)variantPack);
@@ -3299,13 +3303,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendPopulateCudaGraph(cudnnHandle_
 
 cudnnStatus_t cubind_cudnn_backend_populate_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__cached(&slots[21]);
+    cubind__cudnnBackendPopulateCudaGraph_fn cubind_fn = (cubind__cudnnBackendPopulateCudaGraph_fn)cubind__cached(&cubind__cudnn_slots[21]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
     cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 21, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3316,13 +3320,13 @@ typedef cudnnStatus_t (*cubind__cudnnBackendUpdateCudaGraph_fn)(cudnnHandle_t ha
 static cudnnStatus_t call_cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__resolve(&cubind__cudnn_symbols, 22, &cubind_unavailable);
+    cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__resolve(&cubind__cudnn_symbols.table, 22, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 22, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 22, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3334,7 +3338,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBackendUpdateCudaGraph(cudnnHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
     cubind_result = call_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 22), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 22), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "executionPlan", (uintptr_t)executionPlan);
         cubind__trace_pointer(&cubind_call, "variantPack", (uintptr_t)variantPack);
@@ -3355,13 +3359,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendUpdateCudaGraph(cudnnHandle_t 
 
 cudnnStatus_t cubind_cudnn_backend_update_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__cached(&slots[22]);
+    cubind__cudnnBackendUpdateCudaGraph_fn cubind_fn = (cubind__cudnnBackendUpdateCudaGraph_fn)cubind__cached(&cubind__cudnn_slots[22]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
     cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 22, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3372,13 +3376,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateTensorDescriptor_fn)(cudnnTensorDescr
 static cudnnStatus_t call_cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 23, &cubind_unavailable);
+    cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 23, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 23, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 23, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3390,7 +3394,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateTensorDescriptor(cudnnTensorD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateTensorDescriptor(tensorDesc);
     cubind_result = call_cudnnCreateTensorDescriptor(tensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 23), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 23), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3408,13 +3412,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorDescriptor(cudnnTensorDes
 
 cudnnStatus_t cubind_cudnn_create_tensor_descriptor(cudnnTensorDescriptor_t *tensorDesc)
 {
-    cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__cached(&slots[23]);
+    cubind__cudnnCreateTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[23]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateTensorDescriptor(tensorDesc);
     cubind_status = cubind_fn(tensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 23, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3425,13 +3429,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetTensor4dDescriptor_fn)(cudnnTensorDescri
 static cudnnStatus_t call_cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 24, &cubind_unavailable);
+    cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 24, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc, format, dataType, n, c, h, w);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 24, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 24, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3443,7 +3447,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor4dDescriptor(cudnnTensorDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
     cubind_result = call_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 24), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 24), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
@@ -3467,13 +3471,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptor(cudnnTensorDesc
 
 cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
 {
-    cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__cached(&slots[24]);
+    cubind__cudnnSetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[24]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
     cubind_status = cubind_fn(tensorDesc, format, dataType, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 24, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3484,13 +3488,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetTensor4dDescriptorEx_fn)(cudnnTensorDesc
 static cudnnStatus_t call_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols, 25, &cubind_unavailable);
+    cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 25, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 25, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 25, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3502,7 +3506,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor4dDescriptorEx(cudnnTensor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     cubind_result = call_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 25), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 25), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -3529,13 +3533,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptorEx(cudnnTensorDe
 
 cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor_ex(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
-    cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__cached(&slots[25]);
+    cubind__cudnnSetTensor4dDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensor4dDescriptorEx_fn)cubind__cached(&cubind__cudnn_slots[25]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 25, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3546,13 +3550,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetTensor4dDescriptor_fn)(const cudnnTensor
 static cudnnStatus_t call_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 26, &cubind_unavailable);
+    cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 26, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 26, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 26, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3564,7 +3568,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensor4dDescriptor(const cudnnTe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     cubind_result = call_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 26), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 26), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -3591,13 +3595,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensor4dDescriptor(const cudnnTens
 
 cudnnStatus_t cubind_cudnn_get_tensor4d_descriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
 {
-    cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__cached(&slots[26]);
+    cubind__cudnnGetTensor4dDescriptor_fn cubind_fn = (cubind__cudnnGetTensor4dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[26]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 26, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3608,13 +3612,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetTensorNdDescriptor_fn)(cudnnTensorDescri
 static cudnnStatus_t call_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 27, &cubind_unavailable);
+    cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 27, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc, dataType, nbDims, dimA, strideA);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 27, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 27, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3626,7 +3630,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorNdDescriptor(cudnnTensorDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
     cubind_result = call_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 27), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 27), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
         cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
@@ -3648,13 +3652,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptor(cudnnTensorDesc
 
 cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
 {
-    cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__cached(&slots[27]);
+    cubind__cudnnSetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[27]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
     cubind_status = cubind_fn(tensorDesc, dataType, nbDims, dimA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 27, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3665,13 +3669,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetTensorNdDescriptorEx_fn)(cudnnTensorDesc
 static cudnnStatus_t call_cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols, 28, &cubind_unavailable);
+    cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 28, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc, format, dataType, nbDims, dimA);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 28, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 28, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3683,7 +3687,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorNdDescriptorEx(cudnnTensor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
     cubind_result = call_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 28), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 28), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
@@ -3705,13 +3709,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptorEx(cudnnTensorDe
 
 cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor_ex(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
 {
-    cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__cached(&slots[28]);
+    cubind__cudnnSetTensorNdDescriptorEx_fn cubind_fn = (cubind__cudnnSetTensorNdDescriptorEx_fn)cubind__cached(&cubind__cudnn_slots[28]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
     cubind_status = cubind_fn(tensorDesc, format, dataType, nbDims, dimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 28, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3722,13 +3726,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetTensorNdDescriptor_fn)(const cudnnTensor
 static cudnnStatus_t call_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 29, &cubind_unavailable);
+    cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 29, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 29, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 29, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3740,7 +3744,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorNdDescriptor(const cudnnTe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     cubind_result = call_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 29), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 29), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_signed(&cubind_call, "nbDimsRequested", (long long)nbDimsRequested);
         cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
@@ -3763,13 +3767,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorNdDescriptor(const cudnnTens
 
 cudnnStatus_t cubind_cudnn_get_tensor_nd_descriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
 {
-    cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__cached(&slots[29]);
+    cubind__cudnnGetTensorNdDescriptor_fn cubind_fn = (cubind__cudnnGetTensorNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[29]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     cubind_status = cubind_fn(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 29, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3780,13 +3784,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetTensorSizeInBytes_fn)(const cudnnTensorD
 static cudnnStatus_t call_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__resolve(&cubind__cudnn_symbols, 30, &cubind_unavailable);
+    cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__resolve(&cubind__cudnn_symbols.table, 30, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc, size);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 30, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 30, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3798,7 +3802,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorSizeInBytes(const cudnnTen
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetTensorSizeInBytes(tensorDesc, size);
     cubind_result = call_cudnnGetTensorSizeInBytes(tensorDesc, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 30), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 30), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3817,13 +3821,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorSizeInBytes(const cudnnTenso
 
 cudnnStatus_t cubind_cudnn_get_tensor_size_in_bytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
 {
-    cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__cached(&slots[30]);
+    cubind__cudnnGetTensorSizeInBytes_fn cubind_fn = (cubind__cudnnGetTensorSizeInBytes_fn)cubind__cached(&cubind__cudnn_slots[30]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetTensorSizeInBytes(tensorDesc, size);
     cubind_status = cubind_fn(tensorDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 30, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3834,13 +3838,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyTensorDescriptor_fn)(cudnnTensorDesc
 static cudnnStatus_t call_cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 31, &cubind_unavailable);
+    cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 31, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(tensorDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 31, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 31, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3852,7 +3856,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyTensorDescriptor(cudnnTensor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyTensorDescriptor(tensorDesc);
     cubind_result = call_cudnnDestroyTensorDescriptor(tensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 31), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 31), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3870,13 +3874,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorDescriptor(cudnnTensorDe
 
 cudnnStatus_t cubind_cudnn_destroy_tensor_descriptor(cudnnTensorDescriptor_t tensorDesc)
 {
-    cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__cached(&slots[31]);
+    cubind__cudnnDestroyTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[31]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyTensorDescriptor(tensorDesc);
     cubind_status = cubind_fn(tensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 31, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3887,13 +3891,13 @@ typedef cudnnStatus_t (*cubind__cudnnInitTransformDest_fn)(const cudnnTensorTran
 static cudnnStatus_t call_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__resolve(&cubind__cudnn_symbols, 32, &cubind_unavailable);
+    cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__resolve(&cubind__cudnn_symbols.table, 32, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc, srcDesc, destDesc, destSizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 32, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 32, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3905,7 +3909,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnInitTransformDest(const cudnnTensor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
     cubind_result = call_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 32), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 32), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
         cubind__trace_pointer(&cubind_call, "destDesc", (uintptr_t)destDesc);
@@ -3926,13 +3930,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnInitTransformDest(const cudnnTensorTr
 
 cudnnStatus_t cubind_cudnn_init_transform_dest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
 {
-    cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__cached(&slots[32]);
+    cubind__cudnnInitTransformDest_fn cubind_fn = (cubind__cudnnInitTransformDest_fn)cubind__cached(&cubind__cudnn_slots[32]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
     cubind_status = cubind_fn(transformDesc, srcDesc, destDesc, destSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 32, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3943,13 +3947,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateTensorTransformDescriptor_fn)(cudnnTe
 static cudnnStatus_t call_cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 33, &cubind_unavailable);
+    cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 33, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 33, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 33, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3961,7 +3965,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateTensorTransformDescriptor(cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateTensorTransformDescriptor(transformDesc);
     cubind_result = call_cudnnCreateTensorTransformDescriptor(transformDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 33), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 33), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -3979,13 +3983,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorTransformDescriptor(cudnn
 
 cudnnStatus_t cubind_cudnn_create_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t *transformDesc)
 {
-    cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__cached(&slots[33]);
+    cubind__cudnnCreateTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnCreateTensorTransformDescriptor_fn)cubind__cached(&cubind__cudnn_slots[33]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateTensorTransformDescriptor(transformDesc);
     cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 33, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3996,13 +4000,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetTensorTransformDescriptor_fn)(cudnnTenso
 static cudnnStatus_t call_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 34, &cubind_unavailable);
+    cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 34, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 34, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 34, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4014,7 +4018,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorTransformDescriptor(cudnnT
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     cubind_result = call_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 34), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 34), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_unsigned(&cubind_call, "nbDims", (unsigned long long)nbDims);
         cubind__trace_enum(&cubind_call, "destFormat", trace_enum_6((long long)destFormat), (long long)destFormat);
@@ -4038,13 +4042,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorTransformDescriptor(cudnnTen
 
 cudnnStatus_t cubind_cudnn_set_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
 {
-    cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__cached(&slots[34]);
+    cubind__cudnnSetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnSetTensorTransformDescriptor_fn)cubind__cached(&cubind__cudnn_slots[34]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     cubind_status = cubind_fn(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 34, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4055,13 +4059,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetTensorTransformDescriptor_fn)(cudnnTenso
 static cudnnStatus_t call_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 35, &cubind_unavailable);
+    cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 35, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 35, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 35, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4073,7 +4077,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorTransformDescriptor(cudnnT
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     cubind_result = call_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 35), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 35), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_unsigned(&cubind_call, "nbDimsRequested", (unsigned long long)nbDimsRequested);
         cubind__trace_pointer(&cubind_call, "destFormat", (uintptr_t)destFormat);
@@ -4097,13 +4101,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorTransformDescriptor(cudnnTen
 
 cudnnStatus_t cubind_cudnn_get_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
 {
-    cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__cached(&slots[35]);
+    cubind__cudnnGetTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnGetTensorTransformDescriptor_fn)cubind__cached(&cubind__cudnn_slots[35]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     cubind_status = cubind_fn(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 35, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4114,13 +4118,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyTensorTransformDescriptor_fn)(cudnnT
 static cudnnStatus_t call_cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 36, &cubind_unavailable);
+    cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 36, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(transformDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 36, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 36, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4132,7 +4136,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyTensorTransformDescriptor(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyTensorTransformDescriptor(transformDesc);
     cubind_result = call_cudnnDestroyTensorTransformDescriptor(transformDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 36), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 36), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4150,13 +4154,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorTransformDescriptor(cudn
 
 cudnnStatus_t cubind_cudnn_destroy_tensor_transform_descriptor(cudnnTensorTransformDescriptor_t transformDesc)
 {
-    cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__cached(&slots[36]);
+    cubind__cudnnDestroyTensorTransformDescriptor_fn cubind_fn = (cubind__cudnnDestroyTensorTransformDescriptor_fn)cubind__cached(&cubind__cudnn_slots[36]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyTensorTransformDescriptor(transformDesc);
     cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 36, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4167,13 +4171,13 @@ typedef cudnnStatus_t (*cubind__cudnnTransformTensor_fn)(cudnnHandle_t handle, c
 static cudnnStatus_t call_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__resolve(&cubind__cudnn_symbols, 37, &cubind_unavailable);
+    cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 37, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha, xDesc, x, beta, yDesc, y);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 37, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 37, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4185,7 +4189,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnTransformTensor(cudnnHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
     cubind_result = call_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 37), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 37), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
@@ -4209,13 +4213,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensor(cudnnHandle_t handle,
 
 cudnnStatus_t cubind_cudnn_transform_tensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__cached(&slots[37]);
+    cubind__cudnnTransformTensor_fn cubind_fn = (cubind__cudnnTransformTensor_fn)cubind__cached(&cubind__cudnn_slots[37]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
     cubind_status = cubind_fn(handle, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 37, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4226,13 +4230,13 @@ typedef cudnnStatus_t (*cubind__cudnnTransformTensorEx_fn)(cudnnHandle_t handle,
 static cudnnStatus_t call_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__resolve(&cubind__cudnn_symbols, 38, &cubind_unavailable);
+    cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 38, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 38, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 38, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4244,7 +4248,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnTransformTensorEx(cudnnHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     cubind_result = call_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 38), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 38), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transDesc", (uintptr_t)transDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -4269,13 +4273,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensorEx(cudnnHandle_t handl
 
 cudnnStatus_t cubind_cudnn_transform_tensor_ex(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
 {
-    cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__cached(&slots[38]);
+    cubind__cudnnTransformTensorEx_fn cubind_fn = (cubind__cudnnTransformTensorEx_fn)cubind__cached(&cubind__cudnn_slots[38]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 38, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4286,13 +4290,13 @@ typedef cudnnStatus_t (*cubind__cudnnAddTensor_fn)(cudnnHandle_t handle, const v
 static cudnnStatus_t call_cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__resolve(&cubind__cudnn_symbols, 39, &cubind_unavailable);
+    cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 39, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha, aDesc, A, beta, cDesc, C);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 39, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 39, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4304,7 +4308,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnAddTensor(cudnnHandle_t handle, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
     cubind_result = call_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 39), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 39), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
         cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
@@ -4328,13 +4332,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnAddTensor(cudnnHandle_t handle, const
 
 cudnnStatus_t cubind_cudnn_add_tensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__cached(&slots[39]);
+    cubind__cudnnAddTensor_fn cubind_fn = (cubind__cudnnAddTensor_fn)cubind__cached(&cubind__cudnn_slots[39]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
     cubind_status = cubind_fn(handle, alpha, aDesc, A, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 39, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4345,13 +4349,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateOpTensorDescriptor_fn)(cudnnOpTensorD
 static cudnnStatus_t call_cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 40, &cubind_unavailable);
+    cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 40, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(opTensorDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 40, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 40, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4363,7 +4367,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateOpTensorDescriptor(cudnnOpTen
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateOpTensorDescriptor(opTensorDesc);
     cubind_result = call_cudnnCreateOpTensorDescriptor(opTensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 40), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 40), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4381,13 +4385,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateOpTensorDescriptor(cudnnOpTenso
 
 cudnnStatus_t cubind_cudnn_create_op_tensor_descriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
 {
-    cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__cached(&slots[40]);
+    cubind__cudnnCreateOpTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateOpTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[40]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateOpTensorDescriptor(opTensorDesc);
     cubind_status = cubind_fn(opTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 40, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4398,13 +4402,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetOpTensorDescriptor_fn)(cudnnOpTensorDesc
 static cudnnStatus_t call_cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 41, &cubind_unavailable);
+    cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 41, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 41, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 41, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4416,7 +4420,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetOpTensorDescriptor(cudnnOpTensor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     cubind_result = call_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 41), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 41), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
         cubind__trace_enum(&cubind_call, "opTensorOp", trace_enum_9((long long)opTensorOp), (long long)opTensorOp);
         cubind__trace_enum(&cubind_call, "opTensorCompType", trace_enum_7((long long)opTensorCompType), (long long)opTensorCompType);
@@ -4437,13 +4441,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetOpTensorDescriptor(cudnnOpTensorDe
 
 cudnnStatus_t cubind_cudnn_set_op_tensor_descriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
 {
-    cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__cached(&slots[41]);
+    cubind__cudnnSetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnSetOpTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[41]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 41, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4454,13 +4458,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetOpTensorDescriptor_fn)(const cudnnOpTens
 static cudnnStatus_t call_cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 42, &cubind_unavailable);
+    cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 42, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 42, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 42, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4472,7 +4476,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetOpTensorDescriptor(const cudnnOp
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     cubind_result = call_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 42), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 42), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
         cubind__trace_pointer(&cubind_call, "opTensorOp", (uintptr_t)opTensorOp);
         cubind__trace_pointer(&cubind_call, "opTensorCompType", (uintptr_t)opTensorCompType);
@@ -4493,13 +4497,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetOpTensorDescriptor(const cudnnOpTe
 
 cudnnStatus_t cubind_cudnn_get_op_tensor_descriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
 {
-    cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__cached(&slots[42]);
+    cubind__cudnnGetOpTensorDescriptor_fn cubind_fn = (cubind__cudnnGetOpTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[42]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 42, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4510,13 +4514,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyOpTensorDescriptor_fn)(cudnnOpTensor
 static cudnnStatus_t call_cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 43, &cubind_unavailable);
+    cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 43, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(opTensorDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 43, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 43, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4528,7 +4532,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyOpTensorDescriptor(cudnnOpTe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyOpTensorDescriptor(opTensorDesc);
     cubind_result = call_cudnnDestroyOpTensorDescriptor(opTensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 43), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 43), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4546,13 +4550,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyOpTensorDescriptor(cudnnOpTens
 
 cudnnStatus_t cubind_cudnn_destroy_op_tensor_descriptor(cudnnOpTensorDescriptor_t opTensorDesc)
 {
-    cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__cached(&slots[43]);
+    cubind__cudnnDestroyOpTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyOpTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[43]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyOpTensorDescriptor(opTensorDesc);
     cubind_status = cubind_fn(opTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 43, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4563,13 +4567,13 @@ typedef cudnnStatus_t (*cubind__cudnnOpTensor_fn)(cudnnHandle_t handle, const cu
 static cudnnStatus_t call_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__resolve(&cubind__cudnn_symbols, 44, &cubind_unavailable);
+    cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 44, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 44, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 44, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4581,7 +4585,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnOpTensor(cudnnHandle_t handle, cons
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     cubind_result = call_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 44), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 44), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
         cubind__trace_pointer(&cubind_call, "alpha1", (uintptr_t)alpha1);
@@ -4609,13 +4613,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnOpTensor(cudnnHandle_t handle, const 
 
 cudnnStatus_t cubind_cudnn_op_tensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__cached(&slots[44]);
+    cubind__cudnnOpTensor_fn cubind_fn = (cubind__cudnnOpTensor_fn)cubind__cached(&cubind__cudnn_slots[44]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     cubind_status = cubind_fn(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 44, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4626,13 +4630,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateReduceTensorDescriptor_fn)(cudnnReduc
 static cudnnStatus_t call_cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 45, &cubind_unavailable);
+    cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 45, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(reduceTensorDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 45, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 45, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4644,7 +4648,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateReduceTensorDescriptor(cudnnR
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
     cubind_result = call_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 45), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 45), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4662,13 +4666,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateReduceTensorDescriptor(cudnnRed
 
 cudnnStatus_t cubind_cudnn_create_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
 {
-    cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__cached(&slots[45]);
+    cubind__cudnnCreateReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnCreateReduceTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[45]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
     cubind_status = cubind_fn(reduceTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 45, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4679,13 +4683,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetReduceTensorDescriptor_fn)(cudnnReduceTe
 static cudnnStatus_t call_cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 46, &cubind_unavailable);
+    cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 46, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 46, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 46, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4697,7 +4701,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetReduceTensorDescriptor(cudnnRedu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     cubind_result = call_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 46), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 46), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
         cubind__trace_enum(&cubind_call, "reduceTensorOp", trace_enum_11((long long)reduceTensorOp), (long long)reduceTensorOp);
         cubind__trace_enum(&cubind_call, "reduceTensorCompType", trace_enum_7((long long)reduceTensorCompType), (long long)reduceTensorCompType);
@@ -4720,13 +4724,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetReduceTensorDescriptor(cudnnReduce
 
 cudnnStatus_t cubind_cudnn_set_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
 {
-    cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__cached(&slots[46]);
+    cubind__cudnnSetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnSetReduceTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[46]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 46, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4737,13 +4741,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetReduceTensorDescriptor_fn)(const cudnnRe
 static cudnnStatus_t call_cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 47, &cubind_unavailable);
+    cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 47, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 47, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 47, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4755,7 +4759,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetReduceTensorDescriptor(const cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     cubind_result = call_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 47), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 47), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
         cubind__trace_pointer(&cubind_call, "reduceTensorOp", (uintptr_t)reduceTensorOp);
         cubind__trace_pointer(&cubind_call, "reduceTensorCompType", (uintptr_t)reduceTensorCompType);
@@ -4778,13 +4782,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetReduceTensorDescriptor(const cudnn
 
 cudnnStatus_t cubind_cudnn_get_reduce_tensor_descriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
 {
-    cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__cached(&slots[47]);
+    cubind__cudnnGetReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnGetReduceTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[47]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 47, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4795,13 +4799,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyReduceTensorDescriptor_fn)(cudnnRedu
 static cudnnStatus_t call_cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 48, &cubind_unavailable);
+    cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 48, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(reduceTensorDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 48, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 48, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4813,7 +4817,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyReduceTensorDescriptor(cudnn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
     cubind_result = call_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 48), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 48), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -4831,13 +4835,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyReduceTensorDescriptor(cudnnRe
 
 cudnnStatus_t cubind_cudnn_destroy_reduce_tensor_descriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
 {
-    cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__cached(&slots[48]);
+    cubind__cudnnDestroyReduceTensorDescriptor_fn cubind_fn = (cubind__cudnnDestroyReduceTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[48]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
     cubind_status = cubind_fn(reduceTensorDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 48, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4848,13 +4852,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetReductionIndicesSize_fn)(cudnnHandle_t h
 static cudnnStatus_t call_cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__resolve(&cubind__cudnn_symbols, 49, &cubind_unavailable);
+    cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 49, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 49, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 49, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4866,7 +4870,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetReductionIndicesSize(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     cubind_result = call_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 49), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 49), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
         cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
@@ -4888,13 +4892,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionIndicesSize(cudnnHandle_t
 
 cudnnStatus_t cubind_cudnn_get_reduction_indices_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__cached(&slots[49]);
+    cubind__cudnnGetReductionIndicesSize_fn cubind_fn = (cubind__cudnnGetReductionIndicesSize_fn)cubind__cached(&cubind__cudnn_slots[49]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 49, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4905,13 +4909,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetReductionWorkspaceSize_fn)(cudnnHandle_t
 static cudnnStatus_t call_cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols, 50, &cubind_unavailable);
+    cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 50, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 50, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 50, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4923,7 +4927,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetReductionWorkspaceSize(cudnnHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     cubind_result = call_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 50), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 50), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
         cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
@@ -4945,13 +4949,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionWorkspaceSize(cudnnHandle
 
 cudnnStatus_t cubind_cudnn_get_reduction_workspace_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__cached(&slots[50]);
+    cubind__cudnnGetReductionWorkspaceSize_fn cubind_fn = (cubind__cudnnGetReductionWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[50]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 50, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 50, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -4962,13 +4966,13 @@ typedef cudnnStatus_t (*cubind__cudnnReduceTensor_fn)(cudnnHandle_t handle, cons
 static cudnnStatus_t call_cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__resolve(&cubind__cudnn_symbols, 51, &cubind_unavailable);
+    cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 51, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 51, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 51, (int)cubind_status);
     return cubind_status;
 }
 
@@ -4980,7 +4984,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnReduceTensor(cudnnHandle_t handle, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     cubind_result = call_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 51), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 51), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
         cubind__trace_pointer(&cubind_call, "indices", (uintptr_t)indices);
@@ -5009,13 +5013,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnReduceTensor(cudnnHandle_t handle, co
 
 cudnnStatus_t cubind_cudnn_reduce_tensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__cached(&slots[51]);
+    cubind__cudnnReduceTensor_fn cubind_fn = (cubind__cudnnReduceTensor_fn)cubind__cached(&cubind__cudnn_slots[51]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     cubind_status = cubind_fn(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 51, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 51, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5026,13 +5030,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetTensor_fn)(cudnnHandle_t handle, const c
 static cudnnStatus_t call_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__resolve(&cubind__cudnn_symbols, 52, &cubind_unavailable);
+    cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 52, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, yDesc, y, valuePtr);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 52, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 52, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5044,7 +5048,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor(cudnnHandle_t handle, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetTensor(handle, yDesc, y, valuePtr);
     cubind_result = call_cudnnSetTensor(handle, yDesc, y, valuePtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 52), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 52), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
         cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
@@ -5065,13 +5069,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor(cudnnHandle_t handle, const
 
 cudnnStatus_t cubind_cudnn_set_tensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
 {
-    cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__cached(&slots[52]);
+    cubind__cudnnSetTensor_fn cubind_fn = (cubind__cudnnSetTensor_fn)cubind__cached(&cubind__cudnn_slots[52]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetTensor(handle, yDesc, y, valuePtr);
     cubind_status = cubind_fn(handle, yDesc, y, valuePtr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 52, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 52, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5082,13 +5086,13 @@ typedef cudnnStatus_t (*cubind__cudnnScaleTensor_fn)(cudnnHandle_t handle, const
 static cudnnStatus_t call_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__resolve(&cubind__cudnn_symbols, 53, &cubind_unavailable);
+    cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 53, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, yDesc, y, alpha);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 53, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 53, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5100,7 +5104,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnScaleTensor(cudnnHandle_t handle, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnScaleTensor(handle, yDesc, y, alpha);
     cubind_result = call_cudnnScaleTensor(handle, yDesc, y, alpha);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 53), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 53), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
         cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
@@ -5121,13 +5125,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnScaleTensor(cudnnHandle_t handle, con
 
 cudnnStatus_t cubind_cudnn_scale_tensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
 {
-    cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__cached(&slots[53]);
+    cubind__cudnnScaleTensor_fn cubind_fn = (cubind__cudnnScaleTensor_fn)cubind__cached(&cubind__cudnn_slots[53]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnScaleTensor(handle, yDesc, y, alpha);
     cubind_status = cubind_fn(handle, yDesc, y, alpha);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 53, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 53, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5138,13 +5142,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateFilterDescriptor_fn)(cudnnFilterDescr
 static cudnnStatus_t call_cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 54, &cubind_unavailable);
+    cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 54, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(filterDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 54, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 54, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5156,7 +5160,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFilterDescriptor(cudnnFilterD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateFilterDescriptor(filterDesc);
     cubind_result = call_cudnnCreateFilterDescriptor(filterDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 54), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 54), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5174,13 +5178,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFilterDescriptor(cudnnFilterDes
 
 cudnnStatus_t cubind_cudnn_create_filter_descriptor(cudnnFilterDescriptor_t *filterDesc)
 {
-    cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__cached(&slots[54]);
+    cubind__cudnnCreateFilterDescriptor_fn cubind_fn = (cubind__cudnnCreateFilterDescriptor_fn)cubind__cached(&cubind__cudnn_slots[54]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateFilterDescriptor(filterDesc);
     cubind_status = cubind_fn(filterDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 54, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 54, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5191,13 +5195,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetFilter4dDescriptor_fn)(cudnnFilterDescri
 static cudnnStatus_t call_cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 55, &cubind_unavailable);
+    cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 55, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 55, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 55, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5209,7 +5213,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetFilter4dDescriptor(cudnnFilterDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
     cubind_result = call_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 55), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 55), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
         cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
@@ -5233,13 +5237,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilter4dDescriptor(cudnnFilterDesc
 
 cudnnStatus_t cubind_cudnn_set_filter4d_descriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
 {
-    cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__cached(&slots[55]);
+    cubind__cudnnSetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnSetFilter4dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[55]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
     cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 55, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 55, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5250,13 +5254,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetFilter4dDescriptor_fn)(const cudnnFilter
 static cudnnStatus_t call_cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 56, &cubind_unavailable);
+    cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 56, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 56, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 56, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5268,7 +5272,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilter4dDescriptor(const cudnnFi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
     cubind_result = call_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 56), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 56), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
         cubind__trace_pointer(&cubind_call, "format", (uintptr_t)format);
@@ -5292,13 +5296,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilter4dDescriptor(const cudnnFilt
 
 cudnnStatus_t cubind_cudnn_get_filter4d_descriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
 {
-    cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__cached(&slots[56]);
+    cubind__cudnnGetFilter4dDescriptor_fn cubind_fn = (cubind__cudnnGetFilter4dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[56]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
     cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 56, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 56, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5309,13 +5313,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetFilterNdDescriptor_fn)(cudnnFilterDescri
 static cudnnStatus_t call_cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 57, &cubind_unavailable);
+    cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 57, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(filterDesc, dataType, format, nbDims, filterDimA);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 57, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 57, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5327,7 +5331,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetFilterNdDescriptor(cudnnFilterDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
     cubind_result = call_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 57), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 57), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
         cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
@@ -5349,13 +5353,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilterNdDescriptor(cudnnFilterDesc
 
 cudnnStatus_t cubind_cudnn_set_filter_nd_descriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
 {
-    cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__cached(&slots[57]);
+    cubind__cudnnSetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnSetFilterNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[57]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
     cubind_status = cubind_fn(filterDesc, dataType, format, nbDims, filterDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 57, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 57, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5366,13 +5370,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetFilterNdDescriptor_fn)(const cudnnFilter
 static cudnnStatus_t call_cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 58, &cubind_unavailable);
+    cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 58, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 58, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 58, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5384,7 +5388,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilterNdDescriptor(const cudnnFi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     cubind_result = call_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 58), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 58), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_signed(&cubind_call, "nbDimsRequested", (long long)nbDimsRequested);
         cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
@@ -5407,13 +5411,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterNdDescriptor(const cudnnFilt
 
 cudnnStatus_t cubind_cudnn_get_filter_nd_descriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
 {
-    cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__cached(&slots[58]);
+    cubind__cudnnGetFilterNdDescriptor_fn cubind_fn = (cubind__cudnnGetFilterNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[58]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     cubind_status = cubind_fn(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 58, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 58, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5424,13 +5428,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetFilterSizeInBytes_fn)(const cudnnFilterD
 static cudnnStatus_t call_cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__resolve(&cubind__cudnn_symbols, 59, &cubind_unavailable);
+    cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__resolve(&cubind__cudnn_symbols.table, 59, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(filterDesc, size);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 59, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 59, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5442,7 +5446,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilterSizeInBytes(const cudnnFil
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetFilterSizeInBytes(filterDesc, size);
     cubind_result = call_cudnnGetFilterSizeInBytes(filterDesc, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 59), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 59), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -5461,13 +5465,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterSizeInBytes(const cudnnFilte
 
 cudnnStatus_t cubind_cudnn_get_filter_size_in_bytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
 {
-    cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__cached(&slots[59]);
+    cubind__cudnnGetFilterSizeInBytes_fn cubind_fn = (cubind__cudnnGetFilterSizeInBytes_fn)cubind__cached(&cubind__cudnn_slots[59]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetFilterSizeInBytes(filterDesc, size);
     cubind_status = cubind_fn(filterDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 59, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 59, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5478,13 +5482,13 @@ typedef cudnnStatus_t (*cubind__cudnnTransformFilter_fn)(cudnnHandle_t handle, c
 static cudnnStatus_t call_cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__resolve(&cubind__cudnn_symbols, 60, &cubind_unavailable);
+    cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__resolve(&cubind__cudnn_symbols.table, 60, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 60, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 60, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5496,7 +5500,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnTransformFilter(cudnnHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     cubind_result = call_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 60), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 60), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "transDesc", (uintptr_t)transDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -5521,13 +5525,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnTransformFilter(cudnnHandle_t handle,
 
 cudnnStatus_t cubind_cudnn_transform_filter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
 {
-    cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__cached(&slots[60]);
+    cubind__cudnnTransformFilter_fn cubind_fn = (cubind__cudnnTransformFilter_fn)cubind__cached(&cubind__cudnn_slots[60]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 60, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 60, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5538,13 +5542,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyFilterDescriptor_fn)(cudnnFilterDesc
 static cudnnStatus_t call_cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 61, &cubind_unavailable);
+    cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 61, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(filterDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 61, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 61, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5556,7 +5560,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFilterDescriptor(cudnnFilter
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyFilterDescriptor(filterDesc);
     cubind_result = call_cudnnDestroyFilterDescriptor(filterDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 61), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 61), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5574,13 +5578,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFilterDescriptor(cudnnFilterDe
 
 cudnnStatus_t cubind_cudnn_destroy_filter_descriptor(cudnnFilterDescriptor_t filterDesc)
 {
-    cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__cached(&slots[61]);
+    cubind__cudnnDestroyFilterDescriptor_fn cubind_fn = (cubind__cudnnDestroyFilterDescriptor_fn)cubind__cached(&cubind__cudnn_slots[61]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyFilterDescriptor(filterDesc);
     cubind_status = cubind_fn(filterDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 61, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 61, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5591,13 +5595,13 @@ typedef cudnnStatus_t (*cubind__cudnnSoftmaxForward_fn)(cudnnHandle_t handle, cu
 static cudnnStatus_t call_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__resolve(&cubind__cudnn_symbols, 62, &cubind_unavailable);
+    cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 62, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 62, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 62, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5609,7 +5613,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSoftmaxForward(cudnnHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     cubind_result = call_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 62), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 62), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "algo", trace_enum_14((long long)algo), (long long)algo);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_15((long long)mode), (long long)mode);
@@ -5635,13 +5639,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxForward(cudnnHandle_t handle, 
 
 cudnnStatus_t cubind_cudnn_softmax_forward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__cached(&slots[62]);
+    cubind__cudnnSoftmaxForward_fn cubind_fn = (cubind__cudnnSoftmaxForward_fn)cubind__cached(&cubind__cudnn_slots[62]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     cubind_status = cubind_fn(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 62, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 62, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5652,13 +5656,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreatePoolingDescriptor_fn)(cudnnPoolingDes
 static cudnnStatus_t call_cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 63, &cubind_unavailable);
+    cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 63, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 63, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 63, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5670,7 +5674,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreatePoolingDescriptor(cudnnPoolin
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreatePoolingDescriptor(poolingDesc);
     cubind_result = call_cudnnCreatePoolingDescriptor(poolingDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 63), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 63), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -5688,13 +5692,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreatePoolingDescriptor(cudnnPoolingD
 
 cudnnStatus_t cubind_cudnn_create_pooling_descriptor(cudnnPoolingDescriptor_t *poolingDesc)
 {
-    cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__cached(&slots[63]);
+    cubind__cudnnCreatePoolingDescriptor_fn cubind_fn = (cubind__cudnnCreatePoolingDescriptor_fn)cubind__cached(&cubind__cudnn_slots[63]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreatePoolingDescriptor(poolingDesc);
     cubind_status = cubind_fn(poolingDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 63, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 63, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5705,13 +5709,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetPooling2dDescriptor_fn)(cudnnPoolingDesc
 static cudnnStatus_t call_cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 64, &cubind_unavailable);
+    cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 64, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 64, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 64, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5723,7 +5727,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetPooling2dDescriptor(cudnnPooling
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     cubind_result = call_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 64), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 64), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_16((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "maxpoolingNanOpt", trace_enum_10((long long)maxpoolingNanOpt), (long long)maxpoolingNanOpt);
@@ -5749,13 +5753,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetPooling2dDescriptor(cudnnPoolingDe
 
 cudnnStatus_t cubind_cudnn_set_pooling2d_descriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
-    cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__cached(&slots[64]);
+    cubind__cudnnSetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnSetPooling2dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[64]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 64, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 64, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5766,13 +5770,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetPooling2dDescriptor_fn)(const cudnnPooli
 static cudnnStatus_t call_cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 65, &cubind_unavailable);
+    cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 65, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 65, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 65, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5784,7 +5788,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetPooling2dDescriptor(const cudnnP
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     cubind_result = call_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 65), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 65), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_pointer(&cubind_call, "maxpoolingNanOpt", (uintptr_t)maxpoolingNanOpt);
@@ -5810,13 +5814,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dDescriptor(const cudnnPoo
 
 cudnnStatus_t cubind_cudnn_get_pooling2d_descriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
 {
-    cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__cached(&slots[65]);
+    cubind__cudnnGetPooling2dDescriptor_fn cubind_fn = (cubind__cudnnGetPooling2dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[65]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 65, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 65, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5827,13 +5831,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetPoolingNdDescriptor_fn)(cudnnPoolingDesc
 static cudnnStatus_t call_cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 66, &cubind_unavailable);
+    cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 66, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 66, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 66, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5845,7 +5849,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetPoolingNdDescriptor(cudnnPooling
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     cubind_result = call_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 66), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 66), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_16((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "maxpoolingNanOpt", trace_enum_10((long long)maxpoolingNanOpt), (long long)maxpoolingNanOpt);
@@ -5869,13 +5873,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetPoolingNdDescriptor(cudnnPoolingDe
 
 cudnnStatus_t cubind_cudnn_set_pooling_nd_descriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
 {
-    cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__cached(&slots[66]);
+    cubind__cudnnSetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnSetPoolingNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[66]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 66, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 66, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5886,13 +5890,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetPoolingNdDescriptor_fn)(const cudnnPooli
 static cudnnStatus_t call_cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 67, &cubind_unavailable);
+    cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 67, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 67, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 67, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5904,7 +5908,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetPoolingNdDescriptor(const cudnnP
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     cubind_result = call_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 67), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 67), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_signed(&cubind_call, "nbDimsRequested", (long long)nbDimsRequested);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
@@ -5929,13 +5933,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdDescriptor(const cudnnPoo
 
 cudnnStatus_t cubind_cudnn_get_pooling_nd_descriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
 {
-    cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__cached(&slots[67]);
+    cubind__cudnnGetPoolingNdDescriptor_fn cubind_fn = (cubind__cudnnGetPoolingNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[67]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     cubind_status = cubind_fn(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 67, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 67, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -5946,13 +5950,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetPoolingNdForwardOutputDim_fn)(const cudn
 static cudnnStatus_t call_cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols, 68, &cubind_unavailable);
+    cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 68, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 68, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 68, (int)cubind_status);
     return cubind_status;
 }
 
@@ -5964,7 +5968,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetPoolingNdForwardOutputDim(const 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     cubind_result = call_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 68), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 68), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
         cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
@@ -5985,13 +5989,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdForwardOutputDim(const cu
 
 cudnnStatus_t cubind_cudnn_get_pooling_nd_forward_output_dim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
 {
-    cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__cached(&slots[68]);
+    cubind__cudnnGetPoolingNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPoolingNdForwardOutputDim_fn)cubind__cached(&cubind__cudnn_slots[68]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     cubind_status = cubind_fn(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 68, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 68, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6002,13 +6006,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetPooling2dForwardOutputDim_fn)(const cudn
 static cudnnStatus_t call_cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols, 69, &cubind_unavailable);
+    cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 69, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc, inputTensorDesc, n, c, h, w);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 69, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 69, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6020,7 +6024,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetPooling2dForwardOutputDim(const 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
     cubind_result = call_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 69), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 69), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -6043,13 +6047,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dForwardOutputDim(const cu
 
 cudnnStatus_t cubind_cudnn_get_pooling2d_forward_output_dim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
 {
-    cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__cached(&slots[69]);
+    cubind__cudnnGetPooling2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetPooling2dForwardOutputDim_fn)cubind__cached(&cubind__cudnn_slots[69]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
     cubind_status = cubind_fn(poolingDesc, inputTensorDesc, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 69, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 69, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6060,13 +6064,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyPoolingDescriptor_fn)(cudnnPoolingDe
 static cudnnStatus_t call_cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 70, &cubind_unavailable);
+    cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 70, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(poolingDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 70, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 70, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6078,7 +6082,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyPoolingDescriptor(cudnnPooli
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyPoolingDescriptor(poolingDesc);
     cubind_result = call_cudnnDestroyPoolingDescriptor(poolingDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 70), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 70), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6096,13 +6100,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyPoolingDescriptor(cudnnPooling
 
 cudnnStatus_t cubind_cudnn_destroy_pooling_descriptor(cudnnPoolingDescriptor_t poolingDesc)
 {
-    cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__cached(&slots[70]);
+    cubind__cudnnDestroyPoolingDescriptor_fn cubind_fn = (cubind__cudnnDestroyPoolingDescriptor_fn)cubind__cached(&cubind__cudnn_slots[70]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyPoolingDescriptor(poolingDesc);
     cubind_status = cubind_fn(poolingDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 70, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 70, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6113,13 +6117,13 @@ typedef cudnnStatus_t (*cubind__cudnnPoolingForward_fn)(cudnnHandle_t handle, co
 static cudnnStatus_t call_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__resolve(&cubind__cudnn_symbols, 71, &cubind_unavailable);
+    cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 71, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 71, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 71, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6131,7 +6135,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnPoolingForward(cudnnHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     cubind_result = call_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 71), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 71), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -6156,13 +6160,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingForward(cudnnHandle_t handle, 
 
 cudnnStatus_t cubind_cudnn_pooling_forward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__cached(&slots[71]);
+    cubind__cudnnPoolingForward_fn cubind_fn = (cubind__cudnnPoolingForward_fn)cubind__cached(&cubind__cudnn_slots[71]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     cubind_status = cubind_fn(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 71, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 71, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6173,13 +6177,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateActivationDescriptor_fn)(cudnnActivat
 static cudnnStatus_t call_cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 72, &cubind_unavailable);
+    cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 72, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(activationDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 72, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 72, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6191,7 +6195,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateActivationDescriptor(cudnnAct
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateActivationDescriptor(activationDesc);
     cubind_result = call_cudnnCreateActivationDescriptor(activationDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 72), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 72), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6209,13 +6213,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateActivationDescriptor(cudnnActiv
 
 cudnnStatus_t cubind_cudnn_create_activation_descriptor(cudnnActivationDescriptor_t *activationDesc)
 {
-    cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__cached(&slots[72]);
+    cubind__cudnnCreateActivationDescriptor_fn cubind_fn = (cubind__cudnnCreateActivationDescriptor_fn)cubind__cached(&cubind__cudnn_slots[72]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateActivationDescriptor(activationDesc);
     cubind_status = cubind_fn(activationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 72, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 72, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6226,13 +6230,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetActivationDescriptor_fn)(cudnnActivation
 static cudnnStatus_t call_cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 73, &cubind_unavailable);
+    cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 73, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 73, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 73, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6244,7 +6248,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetActivationDescriptor(cudnnActiva
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
     cubind_result = call_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 73), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 73), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_17((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "reluNanOpt", trace_enum_10((long long)reluNanOpt), (long long)reluNanOpt);
@@ -6265,13 +6269,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptor(cudnnActivati
 
 cudnnStatus_t cubind_cudnn_set_activation_descriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
 {
-    cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__cached(&slots[73]);
+    cubind__cudnnSetActivationDescriptor_fn cubind_fn = (cubind__cudnnSetActivationDescriptor_fn)cubind__cached(&cubind__cudnn_slots[73]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
     cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 73, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 73, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6282,13 +6286,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetActivationDescriptor_fn)(const cudnnActi
 static cudnnStatus_t call_cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 74, &cubind_unavailable);
+    cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 74, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 74, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 74, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6300,7 +6304,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetActivationDescriptor(const cudnn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
     cubind_result = call_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 74), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 74), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
         cubind__trace_pointer(&cubind_call, "reluNanOpt", (uintptr_t)reluNanOpt);
@@ -6321,13 +6325,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptor(const cudnnAc
 
 cudnnStatus_t cubind_cudnn_get_activation_descriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
 {
-    cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__cached(&slots[74]);
+    cubind__cudnnGetActivationDescriptor_fn cubind_fn = (cubind__cudnnGetActivationDescriptor_fn)cubind__cached(&cubind__cudnn_slots[74]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
     cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 74, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 74, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6338,13 +6342,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetActivationDescriptorSwishBeta_fn)(cudnnA
 static cudnnStatus_t call_cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__resolve(&cubind__cudnn_symbols, 75, &cubind_unavailable);
+    cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__resolve(&cubind__cudnn_symbols.table, 75, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(activationDesc, swish_beta);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 75, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 75, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6356,7 +6360,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetActivationDescriptorSwishBeta(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
     cubind_result = call_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 75), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 75), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_floating(&cubind_call, "swish_beta", (double)swish_beta);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6375,13 +6379,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptorSwishBeta(cudn
 
 cudnnStatus_t cubind_cudnn_set_activation_descriptor_swish_beta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
 {
-    cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__cached(&slots[75]);
+    cubind__cudnnSetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnSetActivationDescriptorSwishBeta_fn)cubind__cached(&cubind__cudnn_slots[75]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
     cubind_status = cubind_fn(activationDesc, swish_beta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 75, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 75, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6392,13 +6396,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetActivationDescriptorSwishBeta_fn)(cudnnA
 static cudnnStatus_t call_cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__resolve(&cubind__cudnn_symbols, 76, &cubind_unavailable);
+    cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__resolve(&cubind__cudnn_symbols.table, 76, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(activationDesc, swish_beta);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 76, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 76, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6410,7 +6414,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetActivationDescriptorSwishBeta(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
     cubind_result = call_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 76), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 76), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_pointer(&cubind_call, "swish_beta", (uintptr_t)swish_beta);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -6429,13 +6433,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptorSwishBeta(cudn
 
 cudnnStatus_t cubind_cudnn_get_activation_descriptor_swish_beta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
 {
-    cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__cached(&slots[76]);
+    cubind__cudnnGetActivationDescriptorSwishBeta_fn cubind_fn = (cubind__cudnnGetActivationDescriptorSwishBeta_fn)cubind__cached(&cubind__cudnn_slots[76]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
     cubind_status = cubind_fn(activationDesc, swish_beta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 76, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 76, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6446,13 +6450,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyActivationDescriptor_fn)(cudnnActiva
 static cudnnStatus_t call_cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 77, &cubind_unavailable);
+    cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 77, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(activationDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 77, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 77, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6464,7 +6468,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyActivationDescriptor(cudnnAc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyActivationDescriptor(activationDesc);
     cubind_result = call_cudnnDestroyActivationDescriptor(activationDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 77), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 77), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6482,13 +6486,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyActivationDescriptor(cudnnActi
 
 cudnnStatus_t cubind_cudnn_destroy_activation_descriptor(cudnnActivationDescriptor_t activationDesc)
 {
-    cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__cached(&slots[77]);
+    cubind__cudnnDestroyActivationDescriptor_fn cubind_fn = (cubind__cudnnDestroyActivationDescriptor_fn)cubind__cached(&cubind__cudnn_slots[77]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyActivationDescriptor(activationDesc);
     cubind_status = cubind_fn(activationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 77, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 77, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6499,13 +6503,13 @@ typedef cudnnStatus_t (*cubind__cudnnActivationForward_fn)(cudnnHandle_t handle,
 static cudnnStatus_t call_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__resolve(&cubind__cudnn_symbols, 78, &cubind_unavailable);
+    cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 78, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 78, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 78, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6517,7 +6521,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnActivationForward(cudnnHandle_t han
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     cubind_result = call_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 78), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 78), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -6542,13 +6546,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnActivationForward(cudnnHandle_t handl
 
 cudnnStatus_t cubind_cudnn_activation_forward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__cached(&slots[78]);
+    cubind__cudnnActivationForward_fn cubind_fn = (cubind__cudnnActivationForward_fn)cubind__cached(&cubind__cudnn_slots[78]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     cubind_status = cubind_fn(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 78, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 78, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6559,13 +6563,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateLRNDescriptor_fn)(cudnnLRNDescriptor_
 static cudnnStatus_t call_cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 79, &cubind_unavailable);
+    cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 79, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(normDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 79, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 79, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6577,7 +6581,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateLRNDescriptor(cudnnLRNDescrip
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateLRNDescriptor(normDesc);
     cubind_result = call_cudnnCreateLRNDescriptor(normDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 79), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 79), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6595,13 +6599,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateLRNDescriptor(cudnnLRNDescripto
 
 cudnnStatus_t cubind_cudnn_create_lrn_descriptor(cudnnLRNDescriptor_t *normDesc)
 {
-    cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__cached(&slots[79]);
+    cubind__cudnnCreateLRNDescriptor_fn cubind_fn = (cubind__cudnnCreateLRNDescriptor_fn)cubind__cached(&cubind__cudnn_slots[79]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateLRNDescriptor(normDesc);
     cubind_status = cubind_fn(normDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 79, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 79, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6612,13 +6616,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetLRNDescriptor_fn)(cudnnLRNDescriptor_t n
 static cudnnStatus_t call_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 80, &cubind_unavailable);
+    cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 80, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 80, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 80, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6630,7 +6634,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetLRNDescriptor(cudnnLRNDescriptor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     cubind_result = call_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 80), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 80), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
         cubind__trace_unsigned(&cubind_call, "lrnN", (unsigned long long)lrnN);
         cubind__trace_floating(&cubind_call, "lrnAlpha", (double)lrnAlpha);
@@ -6652,13 +6656,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t
 
 cudnnStatus_t cubind_cudnn_set_lrn_descriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
-    cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__cached(&slots[80]);
+    cubind__cudnnSetLRNDescriptor_fn cubind_fn = (cubind__cudnnSetLRNDescriptor_fn)cubind__cached(&cubind__cudnn_slots[80]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 80, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 80, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6669,13 +6673,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetLRNDescriptor_fn)(cudnnLRNDescriptor_t n
 static cudnnStatus_t call_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 81, &cubind_unavailable);
+    cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 81, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 81, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 81, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6687,7 +6691,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetLRNDescriptor(cudnnLRNDescriptor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     cubind_result = call_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 81), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 81), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
         cubind__trace_pointer(&cubind_call, "lrnN", (uintptr_t)lrnN);
         cubind__trace_pointer(&cubind_call, "lrnAlpha", (uintptr_t)lrnAlpha);
@@ -6709,13 +6713,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t
 
 cudnnStatus_t cubind_cudnn_get_lrn_descriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
 {
-    cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__cached(&slots[81]);
+    cubind__cudnnGetLRNDescriptor_fn cubind_fn = (cubind__cudnnGetLRNDescriptor_fn)cubind__cached(&cubind__cudnn_slots[81]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 81, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 81, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6726,13 +6730,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyLRNDescriptor_fn)(cudnnLRNDescriptor
 static cudnnStatus_t call_cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 82, &cubind_unavailable);
+    cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 82, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lrnDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 82, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 82, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6744,7 +6748,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyLRNDescriptor(cudnnLRNDescri
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyLRNDescriptor(lrnDesc);
     cubind_result = call_cudnnDestroyLRNDescriptor(lrnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 82), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 82), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "lrnDesc", (uintptr_t)lrnDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -6762,13 +6766,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyLRNDescriptor(cudnnLRNDescript
 
 cudnnStatus_t cubind_cudnn_destroy_lrn_descriptor(cudnnLRNDescriptor_t lrnDesc)
 {
-    cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__cached(&slots[82]);
+    cubind__cudnnDestroyLRNDescriptor_fn cubind_fn = (cubind__cudnnDestroyLRNDescriptor_fn)cubind__cached(&cubind__cudnn_slots[82]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyLRNDescriptor(lrnDesc);
     cubind_status = cubind_fn(lrnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 82, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 82, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6779,13 +6783,13 @@ typedef cudnnStatus_t (*cubind__cudnnLRNCrossChannelForward_fn)(cudnnHandle_t ha
 static cudnnStatus_t call_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__resolve(&cubind__cudnn_symbols, 83, &cubind_unavailable);
+    cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 83, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 83, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 83, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6797,7 +6801,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnLRNCrossChannelForward(cudnnHandle_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     cubind_result = call_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 83), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 83), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
         cubind__trace_enum(&cubind_call, "lrnMode", trace_enum_18((long long)lrnMode), (long long)lrnMode);
@@ -6823,13 +6827,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelForward(cudnnHandle_t 
 
 cudnnStatus_t cubind_cudnn_lrn_cross_channel_forward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__cached(&slots[83]);
+    cubind__cudnnLRNCrossChannelForward_fn cubind_fn = (cubind__cudnnLRNCrossChannelForward_fn)cubind__cached(&cubind__cudnn_slots[83]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 83, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 83, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6840,13 +6844,13 @@ typedef cudnnStatus_t (*cubind__cudnnDivisiveNormalizationForward_fn)(cudnnHandl
 static cudnnStatus_t call_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__resolve(&cubind__cudnn_symbols, 84, &cubind_unavailable);
+    cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 84, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 84, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 84, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6858,7 +6862,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDivisiveNormalizationForward(cudnnH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     cubind_result = call_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 84), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 84), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_19((long long)mode), (long long)mode);
@@ -6887,13 +6891,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationForward(cudnnHan
 
 cudnnStatus_t cubind_cudnn_divisive_normalization_forward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__cached(&slots[84]);
+    cubind__cudnnDivisiveNormalizationForward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationForward_fn)cubind__cached(&cubind__cudnn_slots[84]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 84, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 84, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6904,13 +6908,13 @@ typedef cudnnStatus_t (*cubind__cudnnDeriveBNTensorDescriptor_fn)(cudnnTensorDes
 static cudnnStatus_t call_cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 85, &cubind_unavailable);
+    cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 85, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(derivedBnDesc, xDesc, mode);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 85, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 85, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6922,7 +6926,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDeriveBNTensorDescriptor(cudnnTenso
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
     cubind_result = call_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 85), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 85), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "derivedBnDesc", (uintptr_t)derivedBnDesc);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
@@ -6942,13 +6946,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveBNTensorDescriptor(cudnnTensorD
 
 cudnnStatus_t cubind_cudnn_derive_bn_tensor_descriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
 {
-    cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__cached(&slots[85]);
+    cubind__cudnnDeriveBNTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveBNTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[85]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
     cubind_status = cubind_fn(derivedBnDesc, xDesc, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 85, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 85, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -6959,13 +6963,13 @@ typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardInference_fn)(cudn
 static cudnnStatus_t call_cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__resolve(&cubind__cudnn_symbols, 86, &cubind_unavailable);
+    cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__resolve(&cubind__cudnn_symbols.table, 86, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 86, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 86, (int)cubind_status);
     return cubind_status;
 }
 
@@ -6977,7 +6981,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardInference(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     cubind_result = call_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 86), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 86), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -7008,13 +7012,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardInference(cu
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_inference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
 {
-    cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__cached(&slots[86]);
+    cubind__cudnnBatchNormalizationForwardInference_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardInference_fn)cubind__cached(&cubind__cudnn_slots[86]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 86, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 86, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7025,13 +7029,13 @@ typedef cudnnStatus_t (*cubind__cudnnDeriveNormTensorDescriptor_fn)(cudnnTensorD
 static cudnnStatus_t call_cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 87, &cubind_unavailable);
+    cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 87, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 87, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 87, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7043,7 +7047,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDeriveNormTensorDescriptor(cudnnTen
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     cubind_result = call_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 87), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 87), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "derivedNormScaleBiasDesc", (uintptr_t)derivedNormScaleBiasDesc);
         cubind__trace_pointer(&cubind_call, "derivedNormMeanVarDesc", (uintptr_t)derivedNormMeanVarDesc);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
@@ -7065,13 +7069,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveNormTensorDescriptor(cudnnTenso
 
 cudnnStatus_t cubind_cudnn_derive_norm_tensor_descriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
 {
-    cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__cached(&slots[87]);
+    cubind__cudnnDeriveNormTensorDescriptor_fn cubind_fn = (cubind__cudnnDeriveNormTensorDescriptor_fn)cubind__cached(&cubind__cudnn_slots[87]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     cubind_status = cubind_fn(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 87, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 87, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7082,13 +7086,13 @@ typedef cudnnStatus_t (*cubind__cudnnNormalizationForwardInference_fn)(cudnnHand
 static cudnnStatus_t call_cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__resolve(&cubind__cudnn_symbols, 88, &cubind_unavailable);
+    cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__resolve(&cubind__cudnn_symbols.table, 88, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 88, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 88, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7100,7 +7104,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationForwardInference(cudnn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     cubind_result = call_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 88), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 88), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
@@ -7138,13 +7142,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardInference(cudnnHa
 
 cudnnStatus_t cubind_cudnn_normalization_forward_inference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
 {
-    cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__cached(&slots[88]);
+    cubind__cudnnNormalizationForwardInference_fn cubind_fn = (cubind__cudnnNormalizationForwardInference_fn)cubind__cached(&cubind__cudnn_slots[88]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 88, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 88, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7155,13 +7159,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateSpatialTransformerDescriptor_fn)(cudn
 static cudnnStatus_t call_cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 89, &cubind_unavailable);
+    cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 89, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(stDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 89, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 89, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7173,7 +7177,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateSpatialTransformerDescriptor(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateSpatialTransformerDescriptor(stDesc);
     cubind_result = call_cudnnCreateSpatialTransformerDescriptor(stDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 89), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 89), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7191,13 +7195,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSpatialTransformerDescriptor(cu
 
 cudnnStatus_t cubind_cudnn_create_spatial_transformer_descriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
 {
-    cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__cached(&slots[89]);
+    cubind__cudnnCreateSpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnCreateSpatialTransformerDescriptor_fn)cubind__cached(&cubind__cudnn_slots[89]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateSpatialTransformerDescriptor(stDesc);
     cubind_status = cubind_fn(stDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 89, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 89, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7208,13 +7212,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetSpatialTransformerNdDescriptor_fn)(cudnn
 static cudnnStatus_t call_cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 90, &cubind_unavailable);
+    cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 90, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(stDesc, samplerType, dataType, nbDims, dimA);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 90, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 90, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7226,7 +7230,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetSpatialTransformerNdDescriptor(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
     cubind_result = call_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 90), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 90), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
         cubind__trace_enum(&cubind_call, "samplerType", trace_enum_24((long long)samplerType), (long long)samplerType);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
@@ -7248,13 +7252,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetSpatialTransformerNdDescriptor(cud
 
 cudnnStatus_t cubind_cudnn_set_spatial_transformer_nd_descriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
 {
-    cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__cached(&slots[90]);
+    cubind__cudnnSetSpatialTransformerNdDescriptor_fn cubind_fn = (cubind__cudnnSetSpatialTransformerNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[90]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
     cubind_status = cubind_fn(stDesc, samplerType, dataType, nbDims, dimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 90, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 90, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7265,13 +7269,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroySpatialTransformerDescriptor_fn)(cud
 static cudnnStatus_t call_cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 91, &cubind_unavailable);
+    cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 91, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(stDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 91, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 91, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7283,7 +7287,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroySpatialTransformerDescriptor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroySpatialTransformerDescriptor(stDesc);
     cubind_result = call_cudnnDestroySpatialTransformerDescriptor(stDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 91), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 91), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7301,13 +7305,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySpatialTransformerDescriptor(c
 
 cudnnStatus_t cubind_cudnn_destroy_spatial_transformer_descriptor(cudnnSpatialTransformerDescriptor_t stDesc)
 {
-    cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__cached(&slots[91]);
+    cubind__cudnnDestroySpatialTransformerDescriptor_fn cubind_fn = (cubind__cudnnDestroySpatialTransformerDescriptor_fn)cubind__cached(&cubind__cudnn_slots[91]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroySpatialTransformerDescriptor(stDesc);
     cubind_status = cubind_fn(stDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 91, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 91, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7318,13 +7322,13 @@ typedef cudnnStatus_t (*cubind__cudnnSpatialTfGridGeneratorForward_fn)(cudnnHand
 static cudnnStatus_t call_cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__resolve(&cubind__cudnn_symbols, 92, &cubind_unavailable);
+    cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 92, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, stDesc, theta, grid);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 92, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 92, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7336,7 +7340,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfGridGeneratorForward(cudnn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
     cubind_result = call_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 92), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 92), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
         cubind__trace_pointer(&cubind_call, "theta", (uintptr_t)theta);
@@ -7357,13 +7361,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorForward(cudnnHa
 
 cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_forward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
 {
-    cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__cached(&slots[92]);
+    cubind__cudnnSpatialTfGridGeneratorForward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorForward_fn)cubind__cached(&cubind__cudnn_slots[92]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
     cubind_status = cubind_fn(handle, stDesc, theta, grid);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 92, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 92, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7374,13 +7378,13 @@ typedef cudnnStatus_t (*cubind__cudnnSpatialTfSamplerForward_fn)(cudnnHandle_t h
 static cudnnStatus_t call_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__resolve(&cubind__cudnn_symbols, 93, &cubind_unavailable);
+    cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 93, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 93, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 93, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7392,7 +7396,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfSamplerForward(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     cubind_result = call_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 93), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 93), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -7418,13 +7422,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerForward(cudnnHandle_t
 
 cudnnStatus_t cubind_cudnn_spatial_tf_sampler_forward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__cached(&slots[93]);
+    cubind__cudnnSpatialTfSamplerForward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerForward_fn)cubind__cached(&cubind__cudnn_slots[93]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 93, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 93, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7435,13 +7439,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateDropoutDescriptor_fn)(cudnnDropoutDes
 static cudnnStatus_t call_cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 94, &cubind_unavailable);
+    cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 94, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dropoutDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 94, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 94, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7453,7 +7457,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateDropoutDescriptor(cudnnDropou
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateDropoutDescriptor(dropoutDesc);
     cubind_result = call_cudnnCreateDropoutDescriptor(dropoutDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 94), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 94), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7471,13 +7475,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateDropoutDescriptor(cudnnDropoutD
 
 cudnnStatus_t cubind_cudnn_create_dropout_descriptor(cudnnDropoutDescriptor_t *dropoutDesc)
 {
-    cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__cached(&slots[94]);
+    cubind__cudnnCreateDropoutDescriptor_fn cubind_fn = (cubind__cudnnCreateDropoutDescriptor_fn)cubind__cached(&cubind__cudnn_slots[94]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateDropoutDescriptor(dropoutDesc);
     cubind_status = cubind_fn(dropoutDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 94, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 94, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7488,13 +7492,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyDropoutDescriptor_fn)(cudnnDropoutDe
 static cudnnStatus_t call_cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 95, &cubind_unavailable);
+    cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 95, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dropoutDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 95, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 95, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7506,7 +7510,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyDropoutDescriptor(cudnnDropo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyDropoutDescriptor(dropoutDesc);
     cubind_result = call_cudnnDestroyDropoutDescriptor(dropoutDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 95), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 95), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -7524,13 +7528,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyDropoutDescriptor(cudnnDropout
 
 cudnnStatus_t cubind_cudnn_destroy_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc)
 {
-    cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__cached(&slots[95]);
+    cubind__cudnnDestroyDropoutDescriptor_fn cubind_fn = (cubind__cudnnDestroyDropoutDescriptor_fn)cubind__cached(&cubind__cudnn_slots[95]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyDropoutDescriptor(dropoutDesc);
     cubind_status = cubind_fn(dropoutDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 95, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 95, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7541,13 +7545,13 @@ typedef cudnnStatus_t (*cubind__cudnnDropoutGetStatesSize_fn)(cudnnHandle_t hand
 static cudnnStatus_t call_cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__resolve(&cubind__cudnn_symbols, 96, &cubind_unavailable);
+    cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 96, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, sizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 96, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 96, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7559,7 +7563,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutGetStatesSize(cudnnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDropoutGetStatesSize(handle, sizeInBytes);
     cubind_result = call_cudnnDropoutGetStatesSize(handle, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 96), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 96), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7578,13 +7582,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetStatesSize(cudnnHandle_t ha
 
 cudnnStatus_t cubind_cudnn_dropout_get_states_size(cudnnHandle_t handle, size_t *sizeInBytes)
 {
-    cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__cached(&slots[96]);
+    cubind__cudnnDropoutGetStatesSize_fn cubind_fn = (cubind__cudnnDropoutGetStatesSize_fn)cubind__cached(&cubind__cudnn_slots[96]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDropoutGetStatesSize(handle, sizeInBytes);
     cubind_status = cubind_fn(handle, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 96, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 96, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7595,13 +7599,13 @@ typedef cudnnStatus_t (*cubind__cudnnDropoutGetReserveSpaceSize_fn)(cudnnTensorD
 static cudnnStatus_t call_cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols, 97, &cubind_unavailable);
+    cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 97, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(xdesc, sizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 97, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 97, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7613,7 +7617,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutGetReserveSpaceSize(cudnnTen
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
     cubind_result = call_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 97), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 97), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "xdesc", (uintptr_t)xdesc);
         cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -7632,13 +7636,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetReserveSpaceSize(cudnnTenso
 
 cudnnStatus_t cubind_cudnn_dropout_get_reserve_space_size(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
 {
-    cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__cached(&slots[97]);
+    cubind__cudnnDropoutGetReserveSpaceSize_fn cubind_fn = (cubind__cudnnDropoutGetReserveSpaceSize_fn)cubind__cached(&cubind__cudnn_slots[97]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
     cubind_status = cubind_fn(xdesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 97, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 97, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7649,13 +7653,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetDropoutDescriptor_fn)(cudnnDropoutDescri
 static cudnnStatus_t call_cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 98, &cubind_unavailable);
+    cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 98, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 98, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 98, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7667,7 +7671,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetDropoutDescriptor(cudnnDropoutDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     cubind_result = call_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 98), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 98), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_floating(&cubind_call, "dropout", (double)dropout);
@@ -7690,13 +7694,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetDropoutDescriptor(cudnnDropoutDesc
 
 cudnnStatus_t cubind_cudnn_set_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__cached(&slots[98]);
+    cubind__cudnnSetDropoutDescriptor_fn cubind_fn = (cubind__cudnnSetDropoutDescriptor_fn)cubind__cached(&cubind__cudnn_slots[98]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 98, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 98, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7707,13 +7711,13 @@ typedef cudnnStatus_t (*cubind__cudnnRestoreDropoutDescriptor_fn)(cudnnDropoutDe
 static cudnnStatus_t call_cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 99, &cubind_unavailable);
+    cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 99, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 99, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 99, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7725,7 +7729,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRestoreDropoutDescriptor(cudnnDropo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     cubind_result = call_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 99), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 99), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_floating(&cubind_call, "dropout", (double)dropout);
@@ -7748,13 +7752,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRestoreDropoutDescriptor(cudnnDropout
 
 cudnnStatus_t cubind_cudnn_restore_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__cached(&slots[99]);
+    cubind__cudnnRestoreDropoutDescriptor_fn cubind_fn = (cubind__cudnnRestoreDropoutDescriptor_fn)cubind__cached(&cubind__cudnn_slots[99]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 99, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 99, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7765,13 +7769,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetDropoutDescriptor_fn)(cudnnDropoutDescri
 static cudnnStatus_t call_cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 100, &cubind_unavailable);
+    cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 100, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, seed);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 100, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 100, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7783,7 +7787,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetDropoutDescriptor(cudnnDropoutDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
     cubind_result = call_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 100), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 100), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "dropout", (uintptr_t)dropout);
@@ -7805,13 +7809,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetDropoutDescriptor(cudnnDropoutDesc
 
 cudnnStatus_t cubind_cudnn_get_dropout_descriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
 {
-    cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__cached(&slots[100]);
+    cubind__cudnnGetDropoutDescriptor_fn cubind_fn = (cubind__cudnnGetDropoutDescriptor_fn)cubind__cached(&cubind__cudnn_slots[100]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
     cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, seed);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 100, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 100, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7822,13 +7826,13 @@ typedef cudnnStatus_t (*cubind__cudnnDropoutForward_fn)(cudnnHandle_t handle, co
 static cudnnStatus_t call_cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__resolve(&cubind__cudnn_symbols, 101, &cubind_unavailable);
+    cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 101, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 101, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 101, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7840,7 +7844,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutForward(cudnnHandle_t handle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     cubind_result = call_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 101), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 101), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
         cubind__trace_pointer(&cubind_call, "xdesc", (uintptr_t)xdesc);
@@ -7865,13 +7869,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutForward(cudnnHandle_t handle, 
 
 cudnnStatus_t cubind_cudnn_dropout_forward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__cached(&slots[101]);
+    cubind__cudnnDropoutForward_fn cubind_fn = (cubind__cudnnDropoutForward_fn)cubind__cached(&cubind__cudnn_slots[101]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 101, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 101, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7882,13 +7886,13 @@ typedef cudnnStatus_t (*cubind__cudnnOpsVersionCheck_fn)(void);
 static cudnnStatus_t call_cudnnOpsVersionCheck(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols, 102, &cubind_unavailable);
+    cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 102, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 102, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 102, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7900,7 +7904,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnOpsVersionCheck(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnOpsVersionCheck();
     cubind_result = call_cudnnOpsVersionCheck();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 102), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 102), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -7917,13 +7921,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnOpsVersionCheck(void)
 
 cudnnStatus_t cubind_cudnn_ops_version_check(void)
 {
-    cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__cached(&slots[102]);
+    cubind__cudnnOpsVersionCheck_fn cubind_fn = (cubind__cudnnOpsVersionCheck_fn)cubind__cached(&cubind__cudnn_slots[102]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnOpsVersionCheck();
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 102, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 102, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7934,13 +7938,13 @@ typedef cudnnStatus_t (*cubind__cudnnSoftmaxBackward_fn)(cudnnHandle_t handle, c
 static cudnnStatus_t call_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__resolve(&cubind__cudnn_symbols, 103, &cubind_unavailable);
+    cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 103, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 103, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 103, (int)cubind_status);
     return cubind_status;
 }
 
@@ -7952,7 +7956,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSoftmaxBackward(cudnnHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     cubind_result = call_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 103), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 103), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "algo", trace_enum_14((long long)algo), (long long)algo);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_15((long long)mode), (long long)mode);
@@ -7980,13 +7984,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxBackward(cudnnHandle_t handle,
 
 cudnnStatus_t cubind_cudnn_softmax_backward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__cached(&slots[103]);
+    cubind__cudnnSoftmaxBackward_fn cubind_fn = (cubind__cudnnSoftmaxBackward_fn)cubind__cached(&cubind__cudnn_slots[103]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     cubind_status = cubind_fn(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 103, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 103, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -7997,13 +8001,13 @@ typedef cudnnStatus_t (*cubind__cudnnPoolingBackward_fn)(cudnnHandle_t handle, c
 static cudnnStatus_t call_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__resolve(&cubind__cudnn_symbols, 104, &cubind_unavailable);
+    cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 104, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 104, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 104, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8015,7 +8019,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnPoolingBackward(cudnnHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cubind_result = call_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 104), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 104), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8044,13 +8048,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingBackward(cudnnHandle_t handle,
 
 cudnnStatus_t cubind_cudnn_pooling_backward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__cached(&slots[104]);
+    cubind__cudnnPoolingBackward_fn cubind_fn = (cubind__cudnnPoolingBackward_fn)cubind__cached(&cubind__cudnn_slots[104]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cubind_status = cubind_fn(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 104, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 104, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8061,13 +8065,13 @@ typedef cudnnStatus_t (*cubind__cudnnActivationBackward_fn)(cudnnHandle_t handle
 static cudnnStatus_t call_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__resolve(&cubind__cudnn_symbols, 105, &cubind_unavailable);
+    cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 105, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 105, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 105, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8079,7 +8083,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnActivationBackward(cudnnHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cubind_result = call_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 105), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 105), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8108,13 +8112,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnActivationBackward(cudnnHandle_t hand
 
 cudnnStatus_t cubind_cudnn_activation_backward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__cached(&slots[105]);
+    cubind__cudnnActivationBackward_fn cubind_fn = (cubind__cudnnActivationBackward_fn)cubind__cached(&cubind__cudnn_slots[105]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cubind_status = cubind_fn(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 105, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 105, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8125,13 +8129,13 @@ typedef cudnnStatus_t (*cubind__cudnnLRNCrossChannelBackward_fn)(cudnnHandle_t h
 static cudnnStatus_t call_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__resolve(&cubind__cudnn_symbols, 106, &cubind_unavailable);
+    cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 106, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 106, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 106, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8143,7 +8147,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnLRNCrossChannelBackward(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cubind_result = call_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 106), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 106), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
         cubind__trace_enum(&cubind_call, "lrnMode", trace_enum_18((long long)lrnMode), (long long)lrnMode);
@@ -8173,13 +8177,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelBackward(cudnnHandle_t
 
 cudnnStatus_t cubind_cudnn_lrn_cross_channel_backward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__cached(&slots[106]);
+    cubind__cudnnLRNCrossChannelBackward_fn cubind_fn = (cubind__cudnnLRNCrossChannelBackward_fn)cubind__cached(&cubind__cudnn_slots[106]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 106, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 106, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8190,13 +8194,13 @@ typedef cudnnStatus_t (*cubind__cudnnDivisiveNormalizationBackward_fn)(cudnnHand
 static cudnnStatus_t call_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols, 107, &cubind_unavailable);
+    cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 107, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 107, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 107, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8208,7 +8212,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDivisiveNormalizationBackward(cudnn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     cubind_result = call_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 107), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 107), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_19((long long)mode), (long long)mode);
@@ -8239,13 +8243,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationBackward(cudnnHa
 
 cudnnStatus_t cubind_cudnn_divisive_normalization_backward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
 {
-    cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__cached(&slots[107]);
+    cubind__cudnnDivisiveNormalizationBackward_fn cubind_fn = (cubind__cudnnDivisiveNormalizationBackward_fn)cubind__cached(&cubind__cudnn_slots[107]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 107, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 107, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8256,13 +8260,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationForwardTrainingExWorks
 static cudnnStatus_t call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols, 108, &cubind_unavailable);
+    cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 108, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 108, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 108, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8274,7 +8278,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationForwardTrainin
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     cubind_result = call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 108), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 108), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
@@ -8300,13 +8304,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationForwardTrainingE
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__cached(&slots[108]);
+    cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[108]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     cubind_status = cubind_fn(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 108, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 108, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8317,13 +8321,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSiz
 static cudnnStatus_t call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols, 109, &cubind_unavailable);
+    cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 109, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 109, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 109, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8335,7 +8339,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationBackwardExWork
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     cubind_result = call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 109), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 109), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
@@ -8363,13 +8367,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationBackwardExWorksp
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__cached(&slots[109]);
+    cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationBackwardExWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[109]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     cubind_status = cubind_fn(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 109, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 109, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8380,13 +8384,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetBatchNormalizationTrainingExReserveSpace
 static cudnnStatus_t call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols, 110, &cubind_unavailable);
+    cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 110, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 110, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 110, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8398,7 +8402,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationTrainingExRese
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     cubind_result = call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 110), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 110), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
@@ -8421,13 +8425,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationTrainingExReserv
 
 cudnnStatus_t cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__cached(&slots[110]);
+    cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetBatchNormalizationTrainingExReserveSpaceSize_fn)cubind__cached(&cubind__cudnn_slots[110]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     cubind_status = cubind_fn(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 110, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 110, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8438,13 +8442,13 @@ typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardTraining_fn)(cudnn
 static cudnnStatus_t call_cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__resolve(&cubind__cudnn_symbols, 111, &cubind_unavailable);
+    cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__resolve(&cubind__cudnn_symbols.table, 111, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 111, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 111, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8456,7 +8460,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardTraining(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     cubind_result = call_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 111), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 111), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -8490,13 +8494,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTraining(cud
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_training(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
-    cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__cached(&slots[111]);
+    cubind__cudnnBatchNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTraining_fn)cubind__cached(&cubind__cudnn_slots[111]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 111, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 111, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8507,13 +8511,13 @@ typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationForwardTrainingEx_fn)(cud
 static cudnnStatus_t call_cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__resolve(&cubind__cudnn_symbols, 112, &cubind_unavailable);
+    cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 112, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 112, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 112, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8525,7 +8529,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardTrainingEx
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     cubind_result = call_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 112), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 112), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
@@ -8567,13 +8571,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTrainingEx(c
 
 cudnnStatus_t cubind_cudnn_batch_normalization_forward_training_ex(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__cached(&slots[112]);
+    cubind__cudnnBatchNormalizationForwardTrainingEx_fn cubind_fn = (cubind__cudnnBatchNormalizationForwardTrainingEx_fn)cubind__cached(&cubind__cudnn_slots[112]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 112, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 112, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8584,13 +8588,13 @@ typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationBackward_fn)(cudnnHandle_
 static cudnnStatus_t call_cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols, 113, &cubind_unavailable);
+    cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 113, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 113, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 113, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8602,7 +8606,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationBackward(cudnnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     cubind_result = call_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 113), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 113), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_pointer(&cubind_call, "alphaDataDiff", (uintptr_t)alphaDataDiff);
@@ -8638,13 +8642,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackward(cudnnHandl
 
 cudnnStatus_t cubind_cudnn_batch_normalization_backward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
 {
-    cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__cached(&slots[113]);
+    cubind__cudnnBatchNormalizationBackward_fn cubind_fn = (cubind__cudnnBatchNormalizationBackward_fn)cubind__cached(&cubind__cudnn_slots[113]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     cubind_status = cubind_fn(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 113, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 113, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8655,13 +8659,13 @@ typedef cudnnStatus_t (*cubind__cudnnBatchNormalizationBackwardEx_fn)(cudnnHandl
 static cudnnStatus_t call_cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__resolve(&cubind__cudnn_symbols, 114, &cubind_unavailable);
+    cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 114, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 114, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 114, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8673,7 +8677,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationBackwardEx(cudnnH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     cubind_result = call_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 114), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 114), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
@@ -8720,13 +8724,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackwardEx(cudnnHan
 
 cudnnStatus_t cubind_cudnn_batch_normalization_backward_ex(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__cached(&slots[114]);
+    cubind__cudnnBatchNormalizationBackwardEx_fn cubind_fn = (cubind__cudnnBatchNormalizationBackwardEx_fn)cubind__cached(&cubind__cudnn_slots[114]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 114, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 114, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8737,13 +8741,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetNormalizationForwardTrainingWorkspaceSiz
 static cudnnStatus_t call_cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols, 115, &cubind_unavailable);
+    cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 115, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 115, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 115, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8755,7 +8759,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationForwardTrainingWork
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     cubind_result = call_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 115), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 115), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
@@ -8784,13 +8788,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationForwardTrainingWorksp
 
 cudnnStatus_t cubind_cudnn_get_normalization_forward_training_workspace_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__cached(&slots[115]);
+    cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationForwardTrainingWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[115]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 115, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 115, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8801,13 +8805,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)(c
 static cudnnStatus_t call_cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols, 116, &cubind_unavailable);
+    cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 116, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 116, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 116, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8819,7 +8823,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationBackwardWorkspaceSi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     cubind_result = call_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 116), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 116), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
@@ -8850,13 +8854,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationBackwardWorkspaceSize
 
 cudnnStatus_t cubind_cudnn_get_normalization_backward_workspace_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__cached(&slots[116]);
+    cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationBackwardWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[116]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 116, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 116, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8867,13 +8871,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn
 static cudnnStatus_t call_cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols, 117, &cubind_unavailable);
+    cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 117, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 117, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 117, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8885,7 +8889,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationTrainingReserveSpac
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     cubind_result = call_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 117), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 117), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
@@ -8910,13 +8914,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationTrainingReserveSpaceS
 
 cudnnStatus_t cubind_cudnn_get_normalization_training_reserve_space_size(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__cached(&slots[117]);
+    cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn cubind_fn = (cubind__cudnnGetNormalizationTrainingReserveSpaceSize_fn)cubind__cached(&cubind__cudnn_slots[117]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     cubind_status = cubind_fn(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 117, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 117, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -8927,13 +8931,13 @@ typedef cudnnStatus_t (*cubind__cudnnNormalizationForwardTraining_fn)(cudnnHandl
 static cudnnStatus_t call_cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__resolve(&cubind__cudnn_symbols, 118, &cubind_unavailable);
+    cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__resolve(&cubind__cudnn_symbols.table, 118, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 118, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 118, (int)cubind_status);
     return cubind_status;
 }
 
@@ -8945,7 +8949,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationForwardTraining(cudnnH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     cubind_result = call_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 118), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 118), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
@@ -8990,13 +8994,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardTraining(cudnnHan
 
 cudnnStatus_t cubind_cudnn_normalization_forward_training(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__cached(&slots[118]);
+    cubind__cudnnNormalizationForwardTraining_fn cubind_fn = (cubind__cudnnNormalizationForwardTraining_fn)cubind__cached(&cubind__cudnn_slots[118]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 118, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 118, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9007,13 +9011,13 @@ typedef cudnnStatus_t (*cubind__cudnnNormalizationBackward_fn)(cudnnHandle_t han
 static cudnnStatus_t call_cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols, 119, &cubind_unavailable);
+    cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 119, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 119, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 119, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9025,7 +9029,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationBackward(cudnnHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     cubind_result = call_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 119), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 119), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
         cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
@@ -9075,13 +9079,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationBackward(cudnnHandle_t h
 
 cudnnStatus_t cubind_cudnn_normalization_backward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__cached(&slots[119]);
+    cubind__cudnnNormalizationBackward_fn cubind_fn = (cubind__cudnnNormalizationBackward_fn)cubind__cached(&cubind__cudnn_slots[119]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     cubind_status = cubind_fn(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 119, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 119, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9092,13 +9096,13 @@ typedef cudnnStatus_t (*cubind__cudnnSpatialTfGridGeneratorBackward_fn)(cudnnHan
 static cudnnStatus_t call_cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__resolve(&cubind__cudnn_symbols, 120, &cubind_unavailable);
+    cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 120, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, stDesc, dgrid, dtheta);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 120, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 120, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9110,7 +9114,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfGridGeneratorBackward(cudn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
     cubind_result = call_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 120), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 120), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
         cubind__trace_pointer(&cubind_call, "dgrid", (uintptr_t)dgrid);
@@ -9131,13 +9135,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorBackward(cudnnH
 
 cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_backward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
 {
-    cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__cached(&slots[120]);
+    cubind__cudnnSpatialTfGridGeneratorBackward_fn cubind_fn = (cubind__cudnnSpatialTfGridGeneratorBackward_fn)cubind__cached(&cubind__cudnn_slots[120]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
     cubind_status = cubind_fn(handle, stDesc, dgrid, dtheta);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 120, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 120, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9148,13 +9152,13 @@ typedef cudnnStatus_t (*cubind__cudnnSpatialTfSamplerBackward_fn)(cudnnHandle_t 
 static cudnnStatus_t call_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__resolve(&cubind__cudnn_symbols, 121, &cubind_unavailable);
+    cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 121, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 121, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 121, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9166,7 +9170,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfSamplerBackward(cudnnHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     cubind_result = call_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 121), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 121), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
@@ -9197,13 +9201,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerBackward(cudnnHandle_
 
 cudnnStatus_t cubind_cudnn_spatial_tf_sampler_backward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
 {
-    cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__cached(&slots[121]);
+    cubind__cudnnSpatialTfSamplerBackward_fn cubind_fn = (cubind__cudnnSpatialTfSamplerBackward_fn)cubind__cached(&cubind__cudnn_slots[121]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 121, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 121, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9214,13 +9218,13 @@ typedef cudnnStatus_t (*cubind__cudnnDropoutBackward_fn)(cudnnHandle_t handle, c
 static cudnnStatus_t call_cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__resolve(&cubind__cudnn_symbols, 122, &cubind_unavailable);
+    cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 122, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 122, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 122, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9232,7 +9236,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutBackward(cudnnHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     cubind_result = call_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 122), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 122), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
         cubind__trace_pointer(&cubind_call, "dydesc", (uintptr_t)dydesc);
@@ -9257,13 +9261,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutBackward(cudnnHandle_t handle,
 
 cudnnStatus_t cubind_cudnn_dropout_backward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__cached(&slots[122]);
+    cubind__cudnnDropoutBackward_fn cubind_fn = (cubind__cudnnDropoutBackward_fn)cubind__cached(&cubind__cudnn_slots[122]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 122, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 122, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9274,13 +9278,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateRNNDescriptor_fn)(cudnnRNNDescriptor_
 static cudnnStatus_t call_cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 123, &cubind_unavailable);
+    cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 123, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 123, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 123, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9292,7 +9296,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateRNNDescriptor(cudnnRNNDescrip
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateRNNDescriptor(rnnDesc);
     cubind_result = call_cudnnCreateRNNDescriptor(rnnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 123), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 123), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9310,13 +9314,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDescriptor(cudnnRNNDescripto
 
 cudnnStatus_t cubind_cudnn_create_rnn_descriptor(cudnnRNNDescriptor_t *rnnDesc)
 {
-    cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__cached(&slots[123]);
+    cubind__cudnnCreateRNNDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDescriptor_fn)cubind__cached(&cubind__cudnn_slots[123]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateRNNDescriptor(rnnDesc);
     cubind_status = cubind_fn(rnnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 123, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 123, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9327,13 +9331,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyRNNDescriptor_fn)(cudnnRNNDescriptor
 static cudnnStatus_t call_cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 124, &cubind_unavailable);
+    cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 124, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 124, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 124, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9345,7 +9349,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyRNNDescriptor(cudnnRNNDescri
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyRNNDescriptor(rnnDesc);
     cubind_result = call_cudnnDestroyRNNDescriptor(rnnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 124), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 124), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -9363,13 +9367,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDescriptor(cudnnRNNDescript
 
 cudnnStatus_t cubind_cudnn_destroy_rnn_descriptor(cudnnRNNDescriptor_t rnnDesc)
 {
-    cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__cached(&slots[124]);
+    cubind__cudnnDestroyRNNDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDescriptor_fn)cubind__cached(&cubind__cudnn_slots[124]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyRNNDescriptor(rnnDesc);
     cubind_status = cubind_fn(rnnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 124, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 124, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9380,13 +9384,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetRNNDescriptor_v8_fn)(cudnnRNNDescriptor_
 static cudnnStatus_t call_cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols, 125, &cubind_unavailable);
+    cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 125, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 125, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 125, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9398,7 +9402,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetRNNDescriptor_v8(cudnnRNNDescrip
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     cubind_result = call_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 125), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 125), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_enum(&cubind_call, "algo", trace_enum_26((long long)algo), (long long)algo);
         cubind__trace_enum(&cubind_call, "cellMode", trace_enum_27((long long)cellMode), (long long)cellMode);
@@ -9430,13 +9434,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDescriptor_v8(cudnnRNNDescripto
 
 cudnnStatus_t cubind_cudnn_set_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
 {
-    cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__cached(&slots[125]);
+    cubind__cudnnSetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnSetRNNDescriptor_v8_fn)cubind__cached(&cubind__cudnn_slots[125]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 125, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 125, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9447,13 +9451,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetRNNDescriptor_v8_fn)(cudnnRNNDescriptor_
 static cudnnStatus_t call_cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols, 126, &cubind_unavailable);
+    cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 126, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 126, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 126, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9465,7 +9469,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNDescriptor_v8(cudnnRNNDescrip
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     cubind_result = call_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 126), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 126), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
         cubind__trace_pointer(&cubind_call, "cellMode", (uintptr_t)cellMode);
@@ -9497,13 +9501,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDescriptor_v8(cudnnRNNDescripto
 
 cudnnStatus_t cubind_cudnn_get_rnn_descriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
 {
-    cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__cached(&slots[126]);
+    cubind__cudnnGetRNNDescriptor_v8_fn cubind_fn = (cubind__cudnnGetRNNDescriptor_v8_fn)cubind__cached(&cubind__cudnn_slots[126]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 126, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 126, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9514,13 +9518,13 @@ typedef cudnnStatus_t (*cubind__cudnnRNNSetClip_v8_fn)(cudnnRNNDescriptor_t rnnD
 static cudnnStatus_t call_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__resolve(&cubind__cudnn_symbols, 127, &cubind_unavailable);
+    cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 127, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 127, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 127, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9532,7 +9536,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     cubind_result = call_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 127), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 127), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_enum(&cubind_call, "clipMode", trace_enum_32((long long)clipMode), (long long)clipMode);
         cubind__trace_enum(&cubind_call, "clipNanOpt", trace_enum_10((long long)clipNanOpt), (long long)clipNanOpt);
@@ -9554,13 +9558,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rn
 
 cudnnStatus_t cubind_cudnn_rnn_set_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
 {
-    cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__cached(&slots[127]);
+    cubind__cudnnRNNSetClip_v8_fn cubind_fn = (cubind__cudnnRNNSetClip_v8_fn)cubind__cached(&cubind__cudnn_slots[127]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 127, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 127, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9571,13 +9575,13 @@ typedef cudnnStatus_t (*cubind__cudnnRNNSetClip_v9_fn)(cudnnRNNDescriptor_t rnnD
 static cudnnStatus_t call_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__resolve(&cubind__cudnn_symbols, 128, &cubind_unavailable);
+    cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 128, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 128, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 128, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9589,7 +9593,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
     cubind_result = call_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 128), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 128), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_enum(&cubind_call, "clipMode", trace_enum_32((long long)clipMode), (long long)clipMode);
         cubind__trace_floating(&cubind_call, "lclip", (double)lclip);
@@ -9610,13 +9614,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rn
 
 cudnnStatus_t cubind_cudnn_rnn_set_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
 {
-    cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__cached(&slots[128]);
+    cubind__cudnnRNNSetClip_v9_fn cubind_fn = (cubind__cudnnRNNSetClip_v9_fn)cubind__cached(&cubind__cudnn_slots[128]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
     cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 128, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 128, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9627,13 +9631,13 @@ typedef cudnnStatus_t (*cubind__cudnnRNNGetClip_v8_fn)(cudnnRNNDescriptor_t rnnD
 static cudnnStatus_t call_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__resolve(&cubind__cudnn_symbols, 129, &cubind_unavailable);
+    cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 129, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 129, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 129, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9645,7 +9649,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     cubind_result = call_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 129), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 129), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_pointer(&cubind_call, "clipMode", (uintptr_t)clipMode);
         cubind__trace_pointer(&cubind_call, "clipNanOpt", (uintptr_t)clipNanOpt);
@@ -9667,13 +9671,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rn
 
 cudnnStatus_t cubind_cudnn_rnn_get_clip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
 {
-    cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__cached(&slots[129]);
+    cubind__cudnnRNNGetClip_v8_fn cubind_fn = (cubind__cudnnRNNGetClip_v8_fn)cubind__cached(&cubind__cudnn_slots[129]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 129, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 129, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9684,13 +9688,13 @@ typedef cudnnStatus_t (*cubind__cudnnRNNGetClip_v9_fn)(cudnnRNNDescriptor_t rnnD
 static cudnnStatus_t call_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__resolve(&cubind__cudnn_symbols, 130, &cubind_unavailable);
+    cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 130, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 130, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 130, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9702,7 +9706,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
     cubind_result = call_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 130), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 130), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_pointer(&cubind_call, "clipMode", (uintptr_t)clipMode);
         cubind__trace_pointer(&cubind_call, "lclip", (uintptr_t)lclip);
@@ -9723,13 +9727,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rn
 
 cudnnStatus_t cubind_cudnn_rnn_get_clip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
 {
-    cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__cached(&slots[130]);
+    cubind__cudnnRNNGetClip_v9_fn cubind_fn = (cubind__cudnnRNNGetClip_v9_fn)cubind__cached(&cubind__cudnn_slots[130]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
     cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 130, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 130, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9740,13 +9744,13 @@ typedef cudnnStatus_t (*cubind__cudnnBuildRNNDynamic_fn)(cudnnHandle_t handle, c
 static cudnnStatus_t call_cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__resolve(&cubind__cudnn_symbols, 131, &cubind_unavailable);
+    cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__resolve(&cubind__cudnn_symbols.table, 131, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rnnDesc, miniBatch);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 131, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 131, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9758,7 +9762,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnBuildRNNDynamic(cudnnHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
     cubind_result = call_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 131), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 131), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_signed(&cubind_call, "miniBatch", (long long)miniBatch);
@@ -9778,13 +9782,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBuildRNNDynamic(cudnnHandle_t handle,
 
 cudnnStatus_t cubind_cudnn_build_rnn_dynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
 {
-    cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__cached(&slots[131]);
+    cubind__cudnnBuildRNNDynamic_fn cubind_fn = (cubind__cudnnBuildRNNDynamic_fn)cubind__cached(&cubind__cudnn_slots[131]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
     cubind_status = cubind_fn(handle, rnnDesc, miniBatch);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 131, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 131, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9795,13 +9799,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetRNNTempSpaceSizes_fn)(cudnnHandle_t hand
 static cudnnStatus_t call_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__resolve(&cubind__cudnn_symbols, 132, &cubind_unavailable);
+    cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__resolve(&cubind__cudnn_symbols.table, 132, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 132, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 132, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9813,7 +9817,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNTempSpaceSizes(cudnnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     cubind_result = call_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 132), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 132), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_enum(&cubind_call, "fwdMode", trace_enum_33((long long)fwdMode), (long long)fwdMode);
@@ -9836,13 +9840,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNTempSpaceSizes(cudnnHandle_t ha
 
 cudnnStatus_t cubind_cudnn_get_rnn_temp_space_sizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
 {
-    cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__cached(&slots[132]);
+    cubind__cudnnGetRNNTempSpaceSizes_fn cubind_fn = (cubind__cudnnGetRNNTempSpaceSizes_fn)cubind__cached(&cubind__cudnn_slots[132]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     cubind_status = cubind_fn(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 132, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 132, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9853,13 +9857,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetRNNWeightSpaceSize_fn)(cudnnHandle_t han
 static cudnnStatus_t call_cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols, 133, &cubind_unavailable);
+    cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 133, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rnnDesc, weightSpaceSize);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 133, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 133, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9871,7 +9875,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNWeightSpaceSize(cudnnHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
     cubind_result = call_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 133), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 133), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_pointer(&cubind_call, "weightSpaceSize", (uintptr_t)weightSpaceSize);
@@ -9891,13 +9895,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightSpaceSize(cudnnHandle_t h
 
 cudnnStatus_t cubind_cudnn_get_rnn_weight_space_size(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
 {
-    cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__cached(&slots[133]);
+    cubind__cudnnGetRNNWeightSpaceSize_fn cubind_fn = (cubind__cudnnGetRNNWeightSpaceSize_fn)cubind__cached(&cubind__cudnn_slots[133]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
     cubind_status = cubind_fn(handle, rnnDesc, weightSpaceSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 133, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 133, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9908,13 +9912,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetRNNWeightParams_fn)(cudnnHandle_t handle
 static cudnnStatus_t call_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__resolve(&cubind__cudnn_symbols, 134, &cubind_unavailable);
+    cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__resolve(&cubind__cudnn_symbols.table, 134, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 134, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 134, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9926,7 +9930,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNWeightParams(cudnnHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     cubind_result = call_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 134), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 134), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_signed(&cubind_call, "pseudoLayer", (long long)pseudoLayer);
@@ -9953,13 +9957,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightParams(cudnnHandle_t hand
 
 cudnnStatus_t cubind_cudnn_get_rnn_weight_params(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
 {
-    cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__cached(&slots[134]);
+    cubind__cudnnGetRNNWeightParams_fn cubind_fn = (cubind__cudnnGetRNNWeightParams_fn)cubind__cached(&cubind__cudnn_slots[134]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     cubind_status = cubind_fn(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 134, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 134, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -9970,13 +9974,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateRNNDataDescriptor_fn)(cudnnRNNDataDes
 static cudnnStatus_t call_cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 135, &cubind_unavailable);
+    cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 135, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDataDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 135, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 135, (int)cubind_status);
     return cubind_status;
 }
 
@@ -9988,7 +9992,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateRNNDataDescriptor(cudnnRNNDat
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateRNNDataDescriptor(rnnDataDesc);
     cubind_result = call_cudnnCreateRNNDataDescriptor(rnnDataDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 135), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 135), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -10006,13 +10010,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDataDescriptor(cudnnRNNDataD
 
 cudnnStatus_t cubind_cudnn_create_rnn_data_descriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
 {
-    cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__cached(&slots[135]);
+    cubind__cudnnCreateRNNDataDescriptor_fn cubind_fn = (cubind__cudnnCreateRNNDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[135]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateRNNDataDescriptor(rnnDataDesc);
     cubind_status = cubind_fn(rnnDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 135, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 135, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10023,13 +10027,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyRNNDataDescriptor_fn)(cudnnRNNDataDe
 static cudnnStatus_t call_cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 136, &cubind_unavailable);
+    cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 136, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDataDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 136, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 136, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10041,7 +10045,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyRNNDataDescriptor(cudnnRNNDa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
     cubind_result = call_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 136), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 136), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -10059,13 +10063,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDataDescriptor(cudnnRNNData
 
 cudnnStatus_t cubind_cudnn_destroy_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
 {
-    cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__cached(&slots[136]);
+    cubind__cudnnDestroyRNNDataDescriptor_fn cubind_fn = (cubind__cudnnDestroyRNNDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[136]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
     cubind_status = cubind_fn(rnnDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 136, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 136, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10076,13 +10080,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetRNNDataDescriptor_fn)(cudnnRNNDataDescri
 static cudnnStatus_t call_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 137, &cubind_unavailable);
+    cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 137, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 137, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 137, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10094,7 +10098,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetRNNDataDescriptor(cudnnRNNDataDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     cubind_result = call_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 137), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 137), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
         cubind__trace_enum(&cubind_call, "layout", trace_enum_34((long long)layout), (long long)layout);
@@ -10119,13 +10123,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDataDescriptor(cudnnRNNDataDesc
 
 cudnnStatus_t cubind_cudnn_set_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__cached(&slots[137]);
+    cubind__cudnnSetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnSetRNNDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[137]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 137, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 137, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10136,13 +10140,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetRNNDataDescriptor_fn)(cudnnRNNDataDescri
 static cudnnStatus_t call_cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 138, &cubind_unavailable);
+    cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 138, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 138, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 138, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10154,7 +10158,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNDataDescriptor(cudnnRNNDataDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     cubind_result = call_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 138), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 138), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
         cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
         cubind__trace_pointer(&cubind_call, "layout", (uintptr_t)layout);
@@ -10180,13 +10184,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDataDescriptor(cudnnRNNDataDesc
 
 cudnnStatus_t cubind_cudnn_get_rnn_data_descriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__cached(&slots[138]);
+    cubind__cudnnGetRNNDataDescriptor_fn cubind_fn = (cubind__cudnnGetRNNDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[138]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 138, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 138, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10197,13 +10201,13 @@ typedef cudnnStatus_t (*cubind__cudnnRNNForward_fn)(cudnnHandle_t handle, cudnnR
 static cudnnStatus_t call_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__resolve(&cubind__cudnn_symbols, 139, &cubind_unavailable);
+    cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 139, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 139, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 139, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10215,7 +10219,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNForward(cudnnHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cubind_result = call_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 139), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 139), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_enum(&cubind_call, "fwdMode", trace_enum_33((long long)fwdMode), (long long)fwdMode);
@@ -10252,13 +10256,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRNNForward(cudnnHandle_t handle, cudn
 
 cudnnStatus_t cubind_cudnn_rnn_forward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__cached(&slots[139]);
+    cubind__cudnnRNNForward_fn cubind_fn = (cubind__cudnnRNNForward_fn)cubind__cached(&cubind__cudnn_slots[139]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cubind_status = cubind_fn(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 139, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 139, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10269,13 +10273,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateSeqDataDescriptor_fn)(cudnnSeqDataDes
 static cudnnStatus_t call_cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 140, &cubind_unavailable);
+    cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 140, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(seqDataDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 140, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 140, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10287,7 +10291,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateSeqDataDescriptor(cudnnSeqDat
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateSeqDataDescriptor(seqDataDesc);
     cubind_result = call_cudnnCreateSeqDataDescriptor(seqDataDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 140), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 140), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -10305,13 +10309,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSeqDataDescriptor(cudnnSeqDataD
 
 cudnnStatus_t cubind_cudnn_create_seq_data_descriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
 {
-    cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__cached(&slots[140]);
+    cubind__cudnnCreateSeqDataDescriptor_fn cubind_fn = (cubind__cudnnCreateSeqDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[140]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateSeqDataDescriptor(seqDataDesc);
     cubind_status = cubind_fn(seqDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 140, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 140, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10322,13 +10326,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroySeqDataDescriptor_fn)(cudnnSeqDataDe
 static cudnnStatus_t call_cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 141, &cubind_unavailable);
+    cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 141, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(seqDataDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 141, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 141, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10340,7 +10344,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroySeqDataDescriptor(cudnnSeqDa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroySeqDataDescriptor(seqDataDesc);
     cubind_result = call_cudnnDestroySeqDataDescriptor(seqDataDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 141), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 141), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -10358,13 +10362,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySeqDataDescriptor(cudnnSeqData
 
 cudnnStatus_t cubind_cudnn_destroy_seq_data_descriptor(cudnnSeqDataDescriptor_t seqDataDesc)
 {
-    cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__cached(&slots[141]);
+    cubind__cudnnDestroySeqDataDescriptor_fn cubind_fn = (cubind__cudnnDestroySeqDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[141]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroySeqDataDescriptor(seqDataDesc);
     cubind_status = cubind_fn(seqDataDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 141, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 141, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10375,13 +10379,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetSeqDataDescriptor_fn)(cudnnSeqDataDescri
 static cudnnStatus_t call_cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 142, &cubind_unavailable);
+    cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 142, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 142, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 142, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10393,7 +10397,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetSeqDataDescriptor(cudnnSeqDataDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     cubind_result = call_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 142), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 142), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
         cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
         cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
@@ -10418,13 +10422,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetSeqDataDescriptor(cudnnSeqDataDesc
 
 cudnnStatus_t cubind_cudnn_set_seq_data_descriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__cached(&slots[142]);
+    cubind__cudnnSetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnSetSeqDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[142]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 142, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 142, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10435,13 +10439,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetSeqDataDescriptor_fn)(const cudnnSeqData
 static cudnnStatus_t call_cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 143, &cubind_unavailable);
+    cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 143, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 143, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 143, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10453,7 +10457,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetSeqDataDescriptor(const cudnnSeq
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     cubind_result = call_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 143), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 143), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
         cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
         cubind__trace_pointer(&cubind_call, "nbDims", (uintptr_t)nbDims);
@@ -10480,13 +10484,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetSeqDataDescriptor(const cudnnSeqDa
 
 cudnnStatus_t cubind_cudnn_get_seq_data_descriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
 {
-    cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__cached(&slots[143]);
+    cubind__cudnnGetSeqDataDescriptor_fn cubind_fn = (cubind__cudnnGetSeqDataDescriptor_fn)cubind__cached(&cubind__cudnn_slots[143]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 143, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 143, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10497,13 +10501,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateAttnDescriptor_fn)(cudnnAttnDescripto
 static cudnnStatus_t call_cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 144, &cubind_unavailable);
+    cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 144, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(attnDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 144, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 144, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10515,7 +10519,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateAttnDescriptor(cudnnAttnDescr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateAttnDescriptor(attnDesc);
     cubind_result = call_cudnnCreateAttnDescriptor(attnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 144), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 144), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -10533,13 +10537,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateAttnDescriptor(cudnnAttnDescrip
 
 cudnnStatus_t cubind_cudnn_create_attn_descriptor(cudnnAttnDescriptor_t *attnDesc)
 {
-    cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__cached(&slots[144]);
+    cubind__cudnnCreateAttnDescriptor_fn cubind_fn = (cubind__cudnnCreateAttnDescriptor_fn)cubind__cached(&cubind__cudnn_slots[144]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateAttnDescriptor(attnDesc);
     cubind_status = cubind_fn(attnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 144, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 144, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10550,13 +10554,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyAttnDescriptor_fn)(cudnnAttnDescript
 static cudnnStatus_t call_cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 145, &cubind_unavailable);
+    cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 145, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(attnDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 145, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 145, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10568,7 +10572,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyAttnDescriptor(cudnnAttnDesc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyAttnDescriptor(attnDesc);
     cubind_result = call_cudnnDestroyAttnDescriptor(attnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 145), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 145), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -10586,13 +10590,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyAttnDescriptor(cudnnAttnDescri
 
 cudnnStatus_t cubind_cudnn_destroy_attn_descriptor(cudnnAttnDescriptor_t attnDesc)
 {
-    cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__cached(&slots[145]);
+    cubind__cudnnDestroyAttnDescriptor_fn cubind_fn = (cubind__cudnnDestroyAttnDescriptor_fn)cubind__cached(&cubind__cudnn_slots[145]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyAttnDescriptor(attnDesc);
     cubind_status = cubind_fn(attnDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 145, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 145, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10603,13 +10607,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetAttnDescriptor_fn)(cudnnAttnDescriptor_t
 static cudnnStatus_t call_cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 146, &cubind_unavailable);
+    cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 146, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 146, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 146, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10621,7 +10625,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetAttnDescriptor(cudnnAttnDescript
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     cubind_result = call_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 146), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 146), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_unsigned(&cubind_call, "attnMode", (unsigned long long)attnMode);
         cubind__trace_signed(&cubind_call, "nHeads", (long long)nHeads);
@@ -10658,13 +10662,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetAttnDescriptor(cudnnAttnDescriptor
 
 cudnnStatus_t cubind_cudnn_set_attn_descriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
-    cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__cached(&slots[146]);
+    cubind__cudnnSetAttnDescriptor_fn cubind_fn = (cubind__cudnnSetAttnDescriptor_fn)cubind__cached(&cubind__cudnn_slots[146]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 146, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 146, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10675,13 +10679,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetAttnDescriptor_fn)(cudnnAttnDescriptor_t
 static cudnnStatus_t call_cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 147, &cubind_unavailable);
+    cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 147, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 147, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 147, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10693,7 +10697,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetAttnDescriptor(cudnnAttnDescript
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     cubind_result = call_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 147), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 147), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_pointer(&cubind_call, "attnMode", (uintptr_t)attnMode);
         cubind__trace_pointer(&cubind_call, "nHeads", (uintptr_t)nHeads);
@@ -10730,13 +10734,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetAttnDescriptor(cudnnAttnDescriptor
 
 cudnnStatus_t cubind_cudnn_get_attn_descriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
 {
-    cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__cached(&slots[147]);
+    cubind__cudnnGetAttnDescriptor_fn cubind_fn = (cubind__cudnnGetAttnDescriptor_fn)cubind__cached(&cubind__cudnn_slots[147]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 147, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 147, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10747,13 +10751,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetMultiHeadAttnBuffers_fn)(cudnnHandle_t h
 static cudnnStatus_t call_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__resolve(&cubind__cudnn_symbols, 148, &cubind_unavailable);
+    cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__resolve(&cubind__cudnn_symbols.table, 148, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 148, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 148, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10765,7 +10769,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetMultiHeadAttnBuffers(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     cubind_result = call_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 148), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 148), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_pointer(&cubind_call, "weightSizeInBytes", (uintptr_t)weightSizeInBytes);
@@ -10787,13 +10791,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t
 
 cudnnStatus_t cubind_cudnn_get_multi_head_attn_buffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
 {
-    cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__cached(&slots[148]);
+    cubind__cudnnGetMultiHeadAttnBuffers_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnBuffers_fn)cubind__cached(&cubind__cudnn_slots[148]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 148, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 148, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10804,13 +10808,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetMultiHeadAttnWeights_fn)(cudnnHandle_t h
 static cudnnStatus_t call_cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__resolve(&cubind__cudnn_symbols, 149, &cubind_unavailable);
+    cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__resolve(&cubind__cudnn_symbols.table, 149, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 149, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 149, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10822,7 +10826,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetMultiHeadAttnWeights(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     cubind_result = call_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 149), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 149), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_enum(&cubind_call, "wKind", trace_enum_35((long long)wKind), (long long)wKind);
@@ -10846,13 +10850,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnWeights(cudnnHandle_t
 
 cudnnStatus_t cubind_cudnn_get_multi_head_attn_weights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
 {
-    cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__cached(&slots[149]);
+    cubind__cudnnGetMultiHeadAttnWeights_fn cubind_fn = (cubind__cudnnGetMultiHeadAttnWeights_fn)cubind__cached(&cubind__cudnn_slots[149]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     cubind_status = cubind_fn(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 149, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 149, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10863,13 +10867,13 @@ typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnForward_fn)(cudnnHandle_t hand
 static cudnnStatus_t call_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__resolve(&cubind__cudnn_symbols, 150, &cubind_unavailable);
+    cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 150, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 150, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 150, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10881,7 +10885,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnForward(cudnnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cubind_result = call_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 150), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 150), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_signed(&cubind_call, "currIdx", (long long)currIdx);
@@ -10920,13 +10924,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnForward(cudnnHandle_t ha
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_forward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__cached(&slots[150]);
+    cubind__cudnnMultiHeadAttnForward_fn cubind_fn = (cubind__cudnnMultiHeadAttnForward_fn)cubind__cached(&cubind__cudnn_slots[150]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cubind_status = cubind_fn(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 150, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 150, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10937,13 +10941,13 @@ typedef cudnnStatus_t (*cubind__cudnnAdvVersionCheck_fn)(void);
 static cudnnStatus_t call_cudnnAdvVersionCheck(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols, 151, &cubind_unavailable);
+    cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 151, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 151, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 151, (int)cubind_status);
     return cubind_status;
 }
 
@@ -10955,7 +10959,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnAdvVersionCheck(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnAdvVersionCheck();
     cubind_result = call_cudnnAdvVersionCheck();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 151), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 151), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -10972,13 +10976,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnAdvVersionCheck(void)
 
 cudnnStatus_t cubind_cudnn_adv_version_check(void)
 {
-    cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__cached(&slots[151]);
+    cubind__cudnnAdvVersionCheck_fn cubind_fn = (cubind__cudnnAdvVersionCheck_fn)cubind__cached(&cubind__cudnn_slots[151]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnAdvVersionCheck();
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 151, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 151, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -10989,13 +10993,13 @@ typedef cudnnStatus_t (*cubind__cudnnRNNBackwardData_v8_fn)(cudnnHandle_t handle
 static cudnnStatus_t call_cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__resolve(&cubind__cudnn_symbols, 152, &cubind_unavailable);
+    cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 152, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 152, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 152, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11007,7 +11011,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNBackwardData_v8(cudnnHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cubind_result = call_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 152), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 152), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_pointer(&cubind_call, "devSeqLengths", (uintptr_t)devSeqLengths);
@@ -11046,13 +11050,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardData_v8(cudnnHandle_t hand
 
 cudnnStatus_t cubind_cudnn_rnn_backward_data_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__cached(&slots[152]);
+    cubind__cudnnRNNBackwardData_v8_fn cubind_fn = (cubind__cudnnRNNBackwardData_v8_fn)cubind__cached(&cubind__cudnn_slots[152]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cubind_status = cubind_fn(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 152, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 152, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11063,13 +11067,13 @@ typedef cudnnStatus_t (*cubind__cudnnRNNBackwardWeights_v8_fn)(cudnnHandle_t han
 static cudnnStatus_t call_cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__resolve(&cubind__cudnn_symbols, 153, &cubind_unavailable);
+    cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 153, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 153, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 153, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11081,7 +11085,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnRNNBackwardWeights_v8(cudnnHandle_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cubind_result = call_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 153), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 153), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
         cubind__trace_enum(&cubind_call, "addGrad", trace_enum_36((long long)addGrad), (long long)addGrad);
@@ -11114,13 +11118,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardWeights_v8(cudnnHandle_t h
 
 cudnnStatus_t cubind_cudnn_rnn_backward_weights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__cached(&slots[153]);
+    cubind__cudnnRNNBackwardWeights_v8_fn cubind_fn = (cubind__cudnnRNNBackwardWeights_v8_fn)cubind__cached(&cubind__cudnn_slots[153]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cubind_status = cubind_fn(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 153, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 153, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11131,13 +11135,13 @@ typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnBackwardData_fn)(cudnnHandle_t
 static cudnnStatus_t call_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__resolve(&cubind__cudnn_symbols, 154, &cubind_unavailable);
+    cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__resolve(&cubind__cudnn_symbols.table, 154, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 154, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 154, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11149,7 +11153,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnBackwardData(cudnnHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cubind_result = call_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 154), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 154), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_pointer(&cubind_call, "loWinIdx", (uintptr_t)loWinIdx);
@@ -11189,13 +11193,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardData(cudnnHandle
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_backward_data(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__cached(&slots[154]);
+    cubind__cudnnMultiHeadAttnBackwardData_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardData_fn)cubind__cached(&cubind__cudnn_slots[154]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cubind_status = cubind_fn(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 154, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 154, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11206,13 +11210,13 @@ typedef cudnnStatus_t (*cubind__cudnnMultiHeadAttnBackwardWeights_fn)(cudnnHandl
 static cudnnStatus_t call_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__resolve(&cubind__cudnn_symbols, 155, &cubind_unavailable);
+    cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__resolve(&cubind__cudnn_symbols.table, 155, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 155, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 155, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11224,7 +11228,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnBackwardWeights(cudnnH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cubind_result = call_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 155), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 155), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
         cubind__trace_enum(&cubind_call, "addGrad", trace_enum_36((long long)addGrad), (long long)addGrad);
@@ -11259,13 +11263,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardWeights(cudnnHan
 
 cudnnStatus_t cubind_cudnn_multi_head_attn_backward_weights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__cached(&slots[155]);
+    cubind__cudnnMultiHeadAttnBackwardWeights_fn cubind_fn = (cubind__cudnnMultiHeadAttnBackwardWeights_fn)cubind__cached(&cubind__cudnn_slots[155]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cubind_status = cubind_fn(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 155, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 155, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11276,13 +11280,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateCTCLossDescriptor_fn)(cudnnCTCLossDes
 static cudnnStatus_t call_cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 156, &cubind_unavailable);
+    cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 156, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 156, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 156, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11294,7 +11298,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateCTCLossDescriptor(cudnnCTCLos
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateCTCLossDescriptor(ctcLossDesc);
     cubind_result = call_cudnnCreateCTCLossDescriptor(ctcLossDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 156), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 156), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -11312,13 +11316,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateCTCLossDescriptor(cudnnCTCLossD
 
 cudnnStatus_t cubind_cudnn_create_ctc_loss_descriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
 {
-    cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__cached(&slots[156]);
+    cubind__cudnnCreateCTCLossDescriptor_fn cubind_fn = (cubind__cudnnCreateCTCLossDescriptor_fn)cubind__cached(&cubind__cudnn_slots[156]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateCTCLossDescriptor(ctcLossDesc);
     cubind_status = cubind_fn(ctcLossDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 156, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 156, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11329,13 +11333,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_fn)(cudnnCTCLossDescri
 static cudnnStatus_t call_cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 157, &cubind_unavailable);
+    cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 157, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 157, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 157, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11347,7 +11351,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor(cudnnCTCLossDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
     cubind_result = call_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 157), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 157), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11366,13 +11370,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor(cudnnCTCLossDesc
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
 {
-    cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__cached(&slots[157]);
+    cubind__cudnnSetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_fn)cubind__cached(&cubind__cudnn_slots[157]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
     cubind_status = cubind_fn(ctcLossDesc, compType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 157, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 157, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11383,13 +11387,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptorEx_fn)(cudnnCTCLossDesc
 static cudnnStatus_t call_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols, 158, &cubind_unavailable);
+    cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 158, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 158, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 158, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11401,7 +11405,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptorEx(cudnnCTCLoss
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
     cubind_result = call_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 158), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 158), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
         cubind__trace_enum(&cubind_call, "normMode", trace_enum_37((long long)normMode), (long long)normMode);
@@ -11422,13 +11426,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDe
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
 {
-    cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__cached(&slots[158]);
+    cubind__cudnnSetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptorEx_fn)cubind__cached(&cubind__cudnn_slots[158]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 158, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 158, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11439,13 +11443,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_v8_fn)(cudnnCTCLossDes
 static cudnnStatus_t call_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols, 159, &cubind_unavailable);
+    cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 159, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 159, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 159, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11457,7 +11461,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor_v8(cudnnCTCLos
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     cubind_result = call_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 159), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 159), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
         cubind__trace_enum(&cubind_call, "normMode", trace_enum_37((long long)normMode), (long long)normMode);
@@ -11479,13 +11483,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossD
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
 {
-    cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__cached(&slots[159]);
+    cubind__cudnnSetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v8_fn)cubind__cached(&cubind__cudnn_slots[159]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 159, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 159, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11496,13 +11500,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetCTCLossDescriptor_v9_fn)(cudnnCTCLossDes
 static cudnnStatus_t call_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__resolve(&cubind__cudnn_symbols, 160, &cubind_unavailable);
+    cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 160, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 160, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 160, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11514,7 +11518,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor_v9(cudnnCTCLos
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     cubind_result = call_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 160), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 160), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
         cubind__trace_enum(&cubind_call, "normMode", trace_enum_37((long long)normMode), (long long)normMode);
@@ -11536,13 +11540,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossD
 
 cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
 {
-    cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__cached(&slots[160]);
+    cubind__cudnnSetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnSetCTCLossDescriptor_v9_fn)cubind__cached(&cubind__cudnn_slots[160]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 160, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 160, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11553,13 +11557,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_fn)(cudnnCTCLossDescri
 static cudnnStatus_t call_cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 161, &cubind_unavailable);
+    cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 161, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 161, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 161, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11571,7 +11575,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor(cudnnCTCLossDe
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
     cubind_result = call_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 161), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 161), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -11590,13 +11594,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor(cudnnCTCLossDesc
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
 {
-    cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__cached(&slots[161]);
+    cubind__cudnnGetCTCLossDescriptor_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_fn)cubind__cached(&cubind__cudnn_slots[161]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
     cubind_status = cubind_fn(ctcLossDesc, compType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 161, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 161, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11607,13 +11611,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptorEx_fn)(cudnnCTCLossDesc
 static cudnnStatus_t call_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols, 162, &cubind_unavailable);
+    cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 162, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 162, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 162, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11625,7 +11629,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptorEx(cudnnCTCLoss
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
     cubind_result = call_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 162), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 162), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
         cubind__trace_pointer(&cubind_call, "normMode", (uintptr_t)normMode);
@@ -11646,13 +11650,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDe
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_ex(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
 {
-    cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__cached(&slots[162]);
+    cubind__cudnnGetCTCLossDescriptorEx_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptorEx_fn)cubind__cached(&cubind__cudnn_slots[162]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 162, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 162, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11663,13 +11667,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_v8_fn)(cudnnCTCLossDes
 static cudnnStatus_t call_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols, 163, &cubind_unavailable);
+    cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 163, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 163, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 163, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11681,7 +11685,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor_v8(cudnnCTCLos
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     cubind_result = call_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 163), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 163), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
         cubind__trace_pointer(&cubind_call, "normMode", (uintptr_t)normMode);
@@ -11703,13 +11707,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossD
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
 {
-    cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__cached(&slots[163]);
+    cubind__cudnnGetCTCLossDescriptor_v8_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v8_fn)cubind__cached(&cubind__cudnn_slots[163]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 163, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 163, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11720,13 +11724,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetCTCLossDescriptor_v9_fn)(cudnnCTCLossDes
 static cudnnStatus_t call_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__resolve(&cubind__cudnn_symbols, 164, &cubind_unavailable);
+    cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__resolve(&cubind__cudnn_symbols.table, 164, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 164, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 164, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11738,7 +11742,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor_v9(cudnnCTCLos
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     cubind_result = call_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 164), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 164), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
         cubind__trace_pointer(&cubind_call, "normMode", (uintptr_t)normMode);
@@ -11760,13 +11764,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossD
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
 {
-    cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__cached(&slots[164]);
+    cubind__cudnnGetCTCLossDescriptor_v9_fn cubind_fn = (cubind__cudnnGetCTCLossDescriptor_v9_fn)cubind__cached(&cubind__cudnn_slots[164]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 164, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 164, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11777,13 +11781,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyCTCLossDescriptor_fn)(cudnnCTCLossDe
 static cudnnStatus_t call_cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 165, &cubind_unavailable);
+    cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 165, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(ctcLossDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 165, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 165, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11795,7 +11799,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyCTCLossDescriptor(cudnnCTCLo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
     cubind_result = call_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 165), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 165), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -11813,13 +11817,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyCTCLossDescriptor(cudnnCTCLoss
 
 cudnnStatus_t cubind_cudnn_destroy_ctc_loss_descriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
 {
-    cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__cached(&slots[165]);
+    cubind__cudnnDestroyCTCLossDescriptor_fn cubind_fn = (cubind__cudnnDestroyCTCLossDescriptor_fn)cubind__cached(&cubind__cudnn_slots[165]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
     cubind_status = cubind_fn(ctcLossDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 165, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 165, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11830,13 +11834,13 @@ typedef cudnnStatus_t (*cubind__cudnnCTCLoss_fn)(cudnnHandle_t handle, const cud
 static cudnnStatus_t call_cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__resolve(&cubind__cudnn_symbols, 166, &cubind_unavailable);
+    cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__resolve(&cubind__cudnn_symbols.table, 166, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 166, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 166, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11848,7 +11852,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCTCLoss(cudnnHandle_t handle, const
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     cubind_result = call_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 166), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 166), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "probsDesc", (uintptr_t)probsDesc);
         cubind__trace_pointer(&cubind_call, "probs", (uintptr_t)probs);
@@ -11878,13 +11882,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss(cudnnHandle_t handle, const c
 
 cudnnStatus_t cubind_cudnn_ctc_loss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__cached(&slots[166]);
+    cubind__cudnnCTCLoss_fn cubind_fn = (cubind__cudnnCTCLoss_fn)cubind__cached(&cubind__cudnn_slots[166]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 166, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 166, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11895,13 +11899,13 @@ typedef cudnnStatus_t (*cubind__cudnnCTCLoss_v8_fn)(cudnnHandle_t handle, cudnnC
 static cudnnStatus_t call_cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__resolve(&cubind__cudnn_symbols, 167, &cubind_unavailable);
+    cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 167, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 167, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 167, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11913,7 +11917,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCTCLoss_v8(cudnnHandle_t handle, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     cubind_result = call_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 167), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 167), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "algo", trace_enum_39((long long)algo), (long long)algo);
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
@@ -11943,13 +11947,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss_v8(cudnnHandle_t handle, cudn
 
 cudnnStatus_t cubind_cudnn_ctc_loss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
 {
-    cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__cached(&slots[167]);
+    cubind__cudnnCTCLoss_v8_fn cubind_fn = (cubind__cudnnCTCLoss_v8_fn)cubind__cached(&cubind__cudnn_slots[167]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 167, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 167, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -11960,13 +11964,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetCTCLossWorkspaceSize_fn)(cudnnHandle_t h
 static cudnnStatus_t call_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols, 168, &cubind_unavailable);
+    cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 168, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 168, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 168, (int)cubind_status);
     return cubind_status;
 }
 
@@ -11978,7 +11982,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossWorkspaceSize(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     cubind_result = call_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 168), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 168), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "probsDesc", (uintptr_t)probsDesc);
         cubind__trace_pointer(&cubind_call, "gradientsDesc", (uintptr_t)gradientsDesc);
@@ -12004,13 +12008,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__cached(&slots[168]);
+    cubind__cudnnGetCTCLossWorkspaceSize_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[168]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     cubind_status = cubind_fn(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 168, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 168, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12021,13 +12025,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)(cudnnHandle_
 static cudnnStatus_t call_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__resolve(&cubind__cudnn_symbols, 169, &cubind_unavailable);
+    cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__resolve(&cubind__cudnn_symbols.table, 169, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 169, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 169, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12039,7 +12043,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossWorkspaceSize_v8(cudnnHan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     cubind_result = call_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 169), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 169), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "algo", trace_enum_39((long long)algo), (long long)algo);
         cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
@@ -12062,13 +12066,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandl
 
 cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
 {
-    cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__cached(&slots[169]);
+    cubind__cudnnGetCTCLossWorkspaceSize_v8_fn cubind_fn = (cubind__cudnnGetCTCLossWorkspaceSize_v8_fn)cubind__cached(&cubind__cudnn_slots[169]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 169, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 169, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12079,13 +12083,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateConvolutionDescriptor_fn)(cudnnConvol
 static cudnnStatus_t call_cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 170, &cubind_unavailable);
+    cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 170, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 170, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 170, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12097,7 +12101,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateConvolutionDescriptor(cudnnCo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateConvolutionDescriptor(convDesc);
     cubind_result = call_cudnnCreateConvolutionDescriptor(convDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 170), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 170), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -12115,13 +12119,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateConvolutionDescriptor(cudnnConv
 
 cudnnStatus_t cubind_cudnn_create_convolution_descriptor(cudnnConvolutionDescriptor_t *convDesc)
 {
-    cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__cached(&slots[170]);
+    cubind__cudnnCreateConvolutionDescriptor_fn cubind_fn = (cubind__cudnnCreateConvolutionDescriptor_fn)cubind__cached(&cubind__cudnn_slots[170]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateConvolutionDescriptor(convDesc);
     cubind_status = cubind_fn(convDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 170, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 170, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12132,13 +12136,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyConvolutionDescriptor_fn)(cudnnConvo
 static cudnnStatus_t call_cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 171, &cubind_unavailable);
+    cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 171, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 171, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 171, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12150,7 +12154,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyConvolutionDescriptor(cudnnC
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyConvolutionDescriptor(convDesc);
     cubind_result = call_cudnnDestroyConvolutionDescriptor(convDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 171), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 171), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -12168,13 +12172,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyConvolutionDescriptor(cudnnCon
 
 cudnnStatus_t cubind_cudnn_destroy_convolution_descriptor(cudnnConvolutionDescriptor_t convDesc)
 {
-    cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__cached(&slots[171]);
+    cubind__cudnnDestroyConvolutionDescriptor_fn cubind_fn = (cubind__cudnnDestroyConvolutionDescriptor_fn)cubind__cached(&cubind__cudnn_slots[171]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyConvolutionDescriptor(convDesc);
     cubind_status = cubind_fn(convDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 171, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 171, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12185,13 +12189,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetConvolutionMathType_fn)(cudnnConvolution
 static cudnnStatus_t call_cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__resolve(&cubind__cudnn_symbols, 172, &cubind_unavailable);
+    cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 172, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, mathType);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 172, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 172, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12203,7 +12207,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionMathType(cudnnConvolu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetConvolutionMathType(convDesc, mathType);
     cubind_result = call_cudnnSetConvolutionMathType(convDesc, mathType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 172), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 172), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_enum(&cubind_call, "mathType", trace_enum_31((long long)mathType), (long long)mathType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12222,13 +12226,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionMathType(cudnnConvoluti
 
 cudnnStatus_t cubind_cudnn_set_convolution_math_type(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
 {
-    cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__cached(&slots[172]);
+    cubind__cudnnSetConvolutionMathType_fn cubind_fn = (cubind__cudnnSetConvolutionMathType_fn)cubind__cached(&cubind__cudnn_slots[172]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetConvolutionMathType(convDesc, mathType);
     cubind_status = cubind_fn(convDesc, mathType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 172, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 172, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12239,13 +12243,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionMathType_fn)(cudnnConvolution
 static cudnnStatus_t call_cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__resolve(&cubind__cudnn_symbols, 173, &cubind_unavailable);
+    cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 173, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, mathType);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 173, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 173, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12257,7 +12261,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionMathType(cudnnConvolu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionMathType(convDesc, mathType);
     cubind_result = call_cudnnGetConvolutionMathType(convDesc, mathType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 173), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 173), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_pointer(&cubind_call, "mathType", (uintptr_t)mathType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12276,13 +12280,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionMathType(cudnnConvoluti
 
 cudnnStatus_t cubind_cudnn_get_convolution_math_type(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
 {
-    cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__cached(&slots[173]);
+    cubind__cudnnGetConvolutionMathType_fn cubind_fn = (cubind__cudnnGetConvolutionMathType_fn)cubind__cached(&cubind__cudnn_slots[173]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolutionMathType(convDesc, mathType);
     cubind_status = cubind_fn(convDesc, mathType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 173, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 173, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12293,13 +12297,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetConvolutionGroupCount_fn)(cudnnConvoluti
 static cudnnStatus_t call_cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__resolve(&cubind__cudnn_symbols, 174, &cubind_unavailable);
+    cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 174, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, groupCount);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 174, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 174, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12311,7 +12315,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionGroupCount(cudnnConvo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetConvolutionGroupCount(convDesc, groupCount);
     cubind_result = call_cudnnSetConvolutionGroupCount(convDesc, groupCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 174), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 174), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_signed(&cubind_call, "groupCount", (long long)groupCount);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12330,13 +12334,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionGroupCount(cudnnConvolu
 
 cudnnStatus_t cubind_cudnn_set_convolution_group_count(cudnnConvolutionDescriptor_t convDesc, int groupCount)
 {
-    cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__cached(&slots[174]);
+    cubind__cudnnSetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnSetConvolutionGroupCount_fn)cubind__cached(&cubind__cudnn_slots[174]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetConvolutionGroupCount(convDesc, groupCount);
     cubind_status = cubind_fn(convDesc, groupCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 174, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 174, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12347,13 +12351,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionGroupCount_fn)(cudnnConvoluti
 static cudnnStatus_t call_cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__resolve(&cubind__cudnn_symbols, 175, &cubind_unavailable);
+    cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 175, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, groupCount);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 175, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 175, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12365,7 +12369,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionGroupCount(cudnnConvo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionGroupCount(convDesc, groupCount);
     cubind_result = call_cudnnGetConvolutionGroupCount(convDesc, groupCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 175), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 175), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_pointer(&cubind_call, "groupCount", (uintptr_t)groupCount);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12384,13 +12388,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionGroupCount(cudnnConvolu
 
 cudnnStatus_t cubind_cudnn_get_convolution_group_count(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
 {
-    cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__cached(&slots[175]);
+    cubind__cudnnGetConvolutionGroupCount_fn cubind_fn = (cubind__cudnnGetConvolutionGroupCount_fn)cubind__cached(&cubind__cudnn_slots[175]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolutionGroupCount(convDesc, groupCount);
     cubind_status = cubind_fn(convDesc, groupCount);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 175, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 175, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12401,13 +12405,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetConvolutionReorderType_fn)(cudnnConvolut
 static cudnnStatus_t call_cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__resolve(&cubind__cudnn_symbols, 176, &cubind_unavailable);
+    cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 176, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, reorderType);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 176, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 176, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12419,7 +12423,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionReorderType(cudnnConv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetConvolutionReorderType(convDesc, reorderType);
     cubind_result = call_cudnnSetConvolutionReorderType(convDesc, reorderType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 176), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 176), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_enum(&cubind_call, "reorderType", trace_enum_40((long long)reorderType), (long long)reorderType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12438,13 +12442,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionReorderType(cudnnConvol
 
 cudnnStatus_t cubind_cudnn_set_convolution_reorder_type(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
 {
-    cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__cached(&slots[176]);
+    cubind__cudnnSetConvolutionReorderType_fn cubind_fn = (cubind__cudnnSetConvolutionReorderType_fn)cubind__cached(&cubind__cudnn_slots[176]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetConvolutionReorderType(convDesc, reorderType);
     cubind_status = cubind_fn(convDesc, reorderType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 176, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 176, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12455,13 +12459,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionReorderType_fn)(cudnnConvolut
 static cudnnStatus_t call_cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__resolve(&cubind__cudnn_symbols, 177, &cubind_unavailable);
+    cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__resolve(&cubind__cudnn_symbols.table, 177, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, reorderType);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 177, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 177, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12473,7 +12477,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionReorderType(cudnnConv
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionReorderType(convDesc, reorderType);
     cubind_result = call_cudnnGetConvolutionReorderType(convDesc, reorderType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 177), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 177), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_pointer(&cubind_call, "reorderType", (uintptr_t)reorderType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12492,13 +12496,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionReorderType(cudnnConvol
 
 cudnnStatus_t cubind_cudnn_get_convolution_reorder_type(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
 {
-    cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__cached(&slots[177]);
+    cubind__cudnnGetConvolutionReorderType_fn cubind_fn = (cubind__cudnnGetConvolutionReorderType_fn)cubind__cached(&cubind__cudnn_slots[177]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolutionReorderType(convDesc, reorderType);
     cubind_status = cubind_fn(convDesc, reorderType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 177, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 177, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12509,13 +12513,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetConvolution2dDescriptor_fn)(cudnnConvolu
 static cudnnStatus_t call_cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 178, &cubind_unavailable);
+    cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 178, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 178, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 178, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12527,7 +12531,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolution2dDescriptor(cudnnCon
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     cubind_result = call_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 178), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 178), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_signed(&cubind_call, "pad_h", (long long)pad_h);
         cubind__trace_signed(&cubind_call, "pad_w", (long long)pad_w);
@@ -12553,13 +12557,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolution2dDescriptor(cudnnConvo
 
 cudnnStatus_t cubind_cudnn_set_convolution2d_descriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__cached(&slots[178]);
+    cubind__cudnnSetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnSetConvolution2dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[178]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 178, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 178, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12570,13 +12574,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolution2dDescriptor_fn)(const cudnnC
 static cudnnStatus_t call_cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 179, &cubind_unavailable);
+    cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 179, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 179, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 179, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12588,7 +12592,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolution2dDescriptor(const cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     cubind_result = call_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 179), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 179), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_pointer(&cubind_call, "pad_h", (uintptr_t)pad_h);
         cubind__trace_pointer(&cubind_call, "pad_w", (uintptr_t)pad_w);
@@ -12614,13 +12618,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dDescriptor(const cudn
 
 cudnnStatus_t cubind_cudnn_get_convolution2d_descriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__cached(&slots[179]);
+    cubind__cudnnGetConvolution2dDescriptor_fn cubind_fn = (cubind__cudnnGetConvolution2dDescriptor_fn)cubind__cached(&cubind__cudnn_slots[179]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 179, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 179, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12631,13 +12635,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetConvolutionNdDescriptor_fn)(cudnnConvolu
 static cudnnStatus_t call_cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 180, &cubind_unavailable);
+    cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 180, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 180, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 180, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12649,7 +12653,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionNdDescriptor(cudnnCon
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     cubind_result = call_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 180), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 180), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_signed(&cubind_call, "arrayLength", (long long)arrayLength);
         cubind__trace_pointer(&cubind_call, "padA", (uintptr_t)padA);
@@ -12673,13 +12677,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionNdDescriptor(cudnnConvo
 
 cudnnStatus_t cubind_cudnn_set_convolution_nd_descriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__cached(&slots[180]);
+    cubind__cudnnSetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnSetConvolutionNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[180]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     cubind_status = cubind_fn(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 180, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 180, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12690,13 +12694,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionNdDescriptor_fn)(const cudnnC
 static cudnnStatus_t call_cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols, 181, &cubind_unavailable);
+    cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__resolve(&cubind__cudnn_symbols.table, 181, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 181, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 181, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12708,7 +12712,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionNdDescriptor(const cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     cubind_result = call_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 181), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 181), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_signed(&cubind_call, "arrayLengthRequested", (long long)arrayLengthRequested);
         cubind__trace_pointer(&cubind_call, "arrayLength", (uintptr_t)arrayLength);
@@ -12733,13 +12737,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdDescriptor(const cudn
 
 cudnnStatus_t cubind_cudnn_get_convolution_nd_descriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__cached(&slots[181]);
+    cubind__cudnnGetConvolutionNdDescriptor_fn cubind_fn = (cubind__cudnnGetConvolutionNdDescriptor_fn)cubind__cached(&cubind__cudnn_slots[181]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     cubind_status = cubind_fn(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 181, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 181, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12750,13 +12754,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolution2dForwardOutputDim_fn)(const 
 static cudnnStatus_t call_cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols, 182, &cubind_unavailable);
+    cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 182, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 182, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 182, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12768,7 +12772,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolution2dForwardOutputDim(co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     cubind_result = call_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 182), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 182), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
@@ -12792,13 +12796,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dForwardOutputDim(cons
 
 cudnnStatus_t cubind_cudnn_get_convolution2d_forward_output_dim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
 {
-    cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__cached(&slots[182]);
+    cubind__cudnnGetConvolution2dForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolution2dForwardOutputDim_fn)cubind__cached(&cubind__cudnn_slots[182]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 182, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 182, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12809,13 +12813,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionNdForwardOutputDim_fn)(const 
 static cudnnStatus_t call_cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols, 183, &cubind_unavailable);
+    cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__resolve(&cubind__cudnn_symbols.table, 183, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 183, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 183, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12827,7 +12831,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionNdForwardOutputDim(co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     cubind_result = call_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 183), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 183), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
         cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
@@ -12849,13 +12853,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdForwardOutputDim(cons
 
 cudnnStatus_t cubind_cudnn_get_convolution_nd_forward_output_dim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
 {
-    cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__cached(&slots[183]);
+    cubind__cudnnGetConvolutionNdForwardOutputDim_fn cubind_fn = (cubind__cudnnGetConvolutionNdForwardOutputDim_fn)cubind__cached(&cubind__cudnn_slots[183]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 183, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 183, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12866,13 +12870,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)(
 static cudnnStatus_t call_cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols, 184, &cubind_unavailable);
+    cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 184, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, count);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 184, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 184, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12884,7 +12888,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardAlgorithmMaxCo
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
     cubind_result = call_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 184), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 184), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -12903,13 +12907,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithmMaxCoun
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_max_count(cudnnHandle_t handle, int *count)
 {
-    cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__cached(&slots[184]);
+    cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithmMaxCount_fn)cubind__cached(&cubind__cudnn_slots[184]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
     cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 184, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 184, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12920,13 +12924,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)(cudnn
 static cudnnStatus_t call_cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols, 185, &cubind_unavailable);
+    cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols.table, 185, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 185, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 185, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12938,7 +12942,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardAlgorithm_v7(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_result = call_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 185), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 185), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
@@ -12963,13 +12967,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithm_v7(cud
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__cached(&slots[185]);
+    cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionForwardAlgorithm_v7_fn)cubind__cached(&cubind__cudnn_slots[185]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_status = cubind_fn(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 185, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 185, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -12980,13 +12984,13 @@ typedef cudnnStatus_t (*cubind__cudnnFindConvolutionForwardAlgorithm_fn)(cudnnHa
 static cudnnStatus_t call_cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols, 186, &cubind_unavailable);
+    cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols.table, 186, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 186, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 186, (int)cubind_status);
     return cubind_status;
 }
 
@@ -12998,7 +13002,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionForwardAlgorithm(cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_result = call_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 186), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 186), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
@@ -13023,13 +13027,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithm(cudnn
 
 cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__cached(&slots[186]);
+    cubind__cudnnFindConvolutionForwardAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithm_fn)cubind__cached(&cubind__cudnn_slots[186]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 186, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 186, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13040,13 +13044,13 @@ typedef cudnnStatus_t (*cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)(cudnn
 static cudnnStatus_t call_cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols, 187, &cubind_unavailable);
+    cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 187, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 187, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 187, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13058,7 +13062,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionForwardAlgorithmEx(c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cubind_result = call_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 187), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 187), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13088,13 +13092,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithmEx(cud
 
 cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm_ex(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__cached(&slots[187]);
+    cubind__cudnnFindConvolutionForwardAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionForwardAlgorithmEx_fn)cubind__cached(&cubind__cudnn_slots[187]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 187, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 187, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13105,13 +13109,13 @@ typedef cudnnStatus_t (*cubind__cudnnIm2Col_fn)(cudnnHandle_t handle, const cudn
 static cudnnStatus_t call_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__resolve(&cubind__cudnn_symbols, 188, &cubind_unavailable);
+    cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__resolve(&cubind__cudnn_symbols.table, 188, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, xDesc, x, wDesc, convDesc, colBuffer);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 188, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 188, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13123,7 +13127,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnIm2Col(cudnnHandle_t handle, const 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
     cubind_result = call_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 188), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 188), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -13146,13 +13150,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnIm2Col(cudnnHandle_t handle, const cu
 
 cudnnStatus_t cubind_cudnn_im2_col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
 {
-    cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__cached(&slots[188]);
+    cubind__cudnnIm2Col_fn cubind_fn = (cubind__cudnnIm2Col_fn)cubind__cached(&cubind__cudnn_slots[188]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
     cubind_status = cubind_fn(handle, xDesc, x, wDesc, convDesc, colBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 188, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 188, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13163,13 +13167,13 @@ typedef cudnnStatus_t (*cubind__cudnnReorderFilterAndBias_fn)(cudnnHandle_t hand
 static cudnnStatus_t call_cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__resolve(&cubind__cudnn_symbols, 189, &cubind_unavailable);
+    cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__resolve(&cubind__cudnn_symbols.table, 189, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 189, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 189, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13181,7 +13185,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnReorderFilterAndBias(cudnnHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     cubind_result = call_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 189), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 189), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_enum(&cubind_call, "reorderType", trace_enum_40((long long)reorderType), (long long)reorderType);
@@ -13206,13 +13210,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnReorderFilterAndBias(cudnnHandle_t ha
 
 cudnnStatus_t cubind_cudnn_reorder_filter_and_bias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
 {
-    cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__cached(&slots[189]);
+    cubind__cudnnReorderFilterAndBias_fn cubind_fn = (cubind__cudnnReorderFilterAndBias_fn)cubind__cached(&cubind__cudnn_slots[189]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     cubind_status = cubind_fn(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 189, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 189, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13223,13 +13227,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)(cudn
 static cudnnStatus_t call_cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols, 190, &cubind_unavailable);
+    cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 190, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 190, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 190, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13241,7 +13245,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardWorkspaceSize(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     cubind_result = call_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 190), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 190), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
@@ -13265,13 +13269,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardWorkspaceSize(cu
 
 cudnnStatus_t cubind_cudnn_get_convolution_forward_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__cached(&slots[190]);
+    cubind__cudnnGetConvolutionForwardWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionForwardWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[190]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 190, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 190, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13282,13 +13286,13 @@ typedef cudnnStatus_t (*cubind__cudnnConvolutionForward_fn)(cudnnHandle_t handle
 static cudnnStatus_t call_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__resolve(&cubind__cudnn_symbols, 191, &cubind_unavailable);
+    cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 191, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 191, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 191, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13300,7 +13304,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionForward(cudnnHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     cubind_result = call_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 191), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 191), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
@@ -13330,13 +13334,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionForward(cudnnHandle_t hand
 
 cudnnStatus_t cubind_cudnn_convolution_forward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__cached(&slots[191]);
+    cubind__cudnnConvolutionForward_fn cubind_fn = (cubind__cudnnConvolutionForward_fn)cubind__cached(&cubind__cudnn_slots[191]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     cubind_status = cubind_fn(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 191, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 191, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13347,13 +13351,13 @@ typedef cudnnStatus_t (*cubind__cudnnConvolutionBiasActivationForward_fn)(cudnnH
 static cudnnStatus_t call_cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__resolve(&cubind__cudnn_symbols, 192, &cubind_unavailable);
+    cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__resolve(&cubind__cudnn_symbols.table, 192, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 192, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 192, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13365,7 +13369,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBiasActivationForward(cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     cubind_result = call_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 192), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 192), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha1", (uintptr_t)alpha1);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
@@ -13400,13 +13404,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBiasActivationForward(cudn
 
 cudnnStatus_t cubind_cudnn_convolution_bias_activation_forward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__cached(&slots[192]);
+    cubind__cudnnConvolutionBiasActivationForward_fn cubind_fn = (cubind__cudnnConvolutionBiasActivationForward_fn)cubind__cached(&cubind__cudnn_slots[192]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     cubind_status = cubind_fn(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 192, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 192, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13417,13 +13421,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount
 static cudnnStatus_t call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols, 193, &cubind_unavailable);
+    cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 193, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, count);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 193, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 193, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13435,7 +13439,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataAlgorithm
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
     cubind_result = call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 193), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 193), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13454,13 +13458,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithmMa
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_max_count(cudnnHandle_t handle, int *count)
 {
-    cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__cached(&slots[193]);
+    cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithmMaxCount_fn)cubind__cached(&cubind__cudnn_slots[193]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
     cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 193, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 193, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13471,13 +13475,13 @@ typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)(cu
 static cudnnStatus_t call_cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols, 194, &cubind_unavailable);
+    cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols.table, 194, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 194, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 194, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13489,7 +13493,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardDataAlgorith
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_result = call_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 194), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 194), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
         cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
@@ -13514,13 +13518,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithm(
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__cached(&slots[194]);
+    cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithm_fn)cubind__cached(&cubind__cudnn_slots[194]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 194, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 194, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13531,13 +13535,13 @@ typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)(
 static cudnnStatus_t call_cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols, 195, &cubind_unavailable);
+    cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 195, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 195, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 195, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13549,7 +13553,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardDataAlgorith
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cubind_result = call_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 195), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 195), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
         cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
@@ -13579,13 +13583,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithmE
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorithm_ex(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__cached(&slots[195]);
+    cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardDataAlgorithmEx_fn)cubind__cached(&cubind__cudnn_slots[195]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 195, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 195, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13596,13 +13600,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)(
 static cudnnStatus_t call_cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols, 196, &cubind_unavailable);
+    cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols.table, 196, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 196, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 196, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13614,7 +13618,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataAlgorithm
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_result = call_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 196), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 196), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_pointer(&cubind_call, "diffDesc", (uintptr_t)diffDesc);
@@ -13639,13 +13643,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithm_v
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__cached(&slots[196]);
+    cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataAlgorithm_v7_fn)cubind__cached(&cubind__cudnn_slots[196]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 196, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 196, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13656,13 +13660,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)
 static cudnnStatus_t call_cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols, 197, &cubind_unavailable);
+    cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 197, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 197, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 197, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13674,7 +13678,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataWorkspace
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     cubind_result = call_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 197), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 197), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
         cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
@@ -13698,13 +13702,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataWorkspaceSi
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_data_workspace_size(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__cached(&slots[197]);
+    cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardDataWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[197]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 197, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 197, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13715,13 +13719,13 @@ typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardData_fn)(cudnnHandle_t h
 static cudnnStatus_t call_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__resolve(&cubind__cudnn_symbols, 198, &cubind_unavailable);
+    cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__resolve(&cubind__cudnn_symbols.table, 198, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 198, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 198, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13733,7 +13737,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardData(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     cubind_result = call_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 198), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 198), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
         cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
@@ -13763,13 +13767,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardData(cudnnHandle_t
 
 cudnnStatus_t cubind_cudnn_convolution_backward_data(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__cached(&slots[198]);
+    cubind__cudnnConvolutionBackwardData_fn cubind_fn = (cubind__cudnnConvolutionBackwardData_fn)cubind__cached(&cubind__cudnn_slots[198]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     cubind_status = cubind_fn(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 198, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 198, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13780,13 +13784,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)(co
 static cudnnStatus_t call_cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__resolve(&cubind__cudnn_symbols, 199, &cubind_unavailable);
+    cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__resolve(&cubind__cudnn_symbols.table, 199, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 199, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 199, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13798,7 +13802,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFoldedConvBackwardDataDescriptor
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     cubind_result = call_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 199), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 199), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
         cubind__trace_pointer(&cubind_call, "diffDesc", (uintptr_t)diffDesc);
@@ -13829,13 +13833,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetFoldedConvBackwardDataDescriptors(
 
 cudnnStatus_t cubind_cudnn_get_folded_conv_backward_data_descriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
 {
-    cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__cached(&slots[199]);
+    cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn cubind_fn = (cubind__cudnnGetFoldedConvBackwardDataDescriptors_fn)cubind__cached(&cubind__cudnn_slots[199]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 199, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 199, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13846,13 +13850,13 @@ typedef cudnnStatus_t (*cubind__cudnnCnnVersionCheck_fn)(void);
 static cudnnStatus_t call_cudnnCnnVersionCheck(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols, 200, &cubind_unavailable);
+    cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__resolve(&cubind__cudnn_symbols.table, 200, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 200, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 200, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13864,7 +13868,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCnnVersionCheck(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCnnVersionCheck();
     cubind_result = call_cudnnCnnVersionCheck();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 200), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 200), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -13881,13 +13885,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCnnVersionCheck(void)
 
 cudnnStatus_t cubind_cudnn_cnn_version_check(void)
 {
-    cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__cached(&slots[200]);
+    cubind__cudnnCnnVersionCheck_fn cubind_fn = (cubind__cudnnCnnVersionCheck_fn)cubind__cached(&cubind__cudnn_slots[200]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCnnVersionCheck();
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 200, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 200, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13898,13 +13902,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCou
 static cudnnStatus_t call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols, 201, &cubind_unavailable);
+    cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__resolve(&cubind__cudnn_symbols.table, 201, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, count);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 201, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 201, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13916,7 +13920,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterAlgorit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
     cubind_result = call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 201), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 201), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -13935,13 +13939,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithm
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(cudnnHandle_t handle, int *count)
 {
-    cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__cached(&slots[201]);
+    cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithmMaxCount_fn)cubind__cached(&cubind__cudnn_slots[201]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
     cubind_status = cubind_fn(handle, count);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 201, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 201, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -13952,13 +13956,13 @@ typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)(
 static cudnnStatus_t call_cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols, 202, &cubind_unavailable);
+    cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__resolve(&cubind__cudnn_symbols.table, 202, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 202, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 202, (int)cubind_status);
     return cubind_status;
 }
 
@@ -13970,7 +13974,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardFilterAlgori
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_result = call_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 202), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 202), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
@@ -13995,13 +13999,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorith
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__cached(&slots[202]);
+    cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithm_fn)cubind__cached(&cubind__cudnn_slots[202]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 202, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 202, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14012,13 +14016,13 @@ typedef cudnnStatus_t (*cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn
 static cudnnStatus_t call_cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols, 203, &cubind_unavailable);
+    cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__resolve(&cubind__cudnn_symbols.table, 203, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 203, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 203, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14030,7 +14034,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardFilterAlgori
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cubind_result = call_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 203), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 203), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
@@ -14060,13 +14064,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorith
 
 cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algorithm_ex(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__cached(&slots[203]);
+    cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn cubind_fn = (cubind__cudnnFindConvolutionBackwardFilterAlgorithmEx_fn)cubind__cached(&cubind__cudnn_slots[203]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 203, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 203, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14077,13 +14081,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn
 static cudnnStatus_t call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols, 204, &cubind_unavailable);
+    cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__resolve(&cubind__cudnn_symbols.table, 204, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 204, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 204, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14095,7 +14099,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterAlgorit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_result = call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 204), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 204), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
         cubind__trace_pointer(&cubind_call, "diffDesc", (uintptr_t)diffDesc);
@@ -14120,13 +14124,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithm
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__cached(&slots[204]);
+    cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterAlgorithm_v7_fn)cubind__cached(&cubind__cudnn_slots[204]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_status = cubind_fn(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 204, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 204, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14137,13 +14141,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_f
 static cudnnStatus_t call_cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols, 205, &cubind_unavailable);
+    cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__resolve(&cubind__cudnn_symbols.table, 205, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 205, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 205, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14155,7 +14159,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterWorkspa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     cubind_result = call_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 205), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 205), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
         cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
@@ -14179,13 +14183,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterWorkspace
 
 cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_workspace_size(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__cached(&slots[205]);
+    cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn cubind_fn = (cubind__cudnnGetConvolutionBackwardFilterWorkspaceSize_fn)cubind__cached(&cubind__cudnn_slots[205]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 205, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 205, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14196,13 +14200,13 @@ typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardFilter_fn)(cudnnHandle_t
 static cudnnStatus_t call_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__resolve(&cubind__cudnn_symbols, 206, &cubind_unavailable);
+    cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__resolve(&cubind__cudnn_symbols.table, 206, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 206, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 206, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14214,7 +14218,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardFilter(cudnnHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     cubind_result = call_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 206), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 206), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
         cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
@@ -14244,13 +14248,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardFilter(cudnnHandle
 
 cudnnStatus_t cubind_cudnn_convolution_backward_filter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
 {
-    cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__cached(&slots[206]);
+    cubind__cudnnConvolutionBackwardFilter_fn cubind_fn = (cubind__cudnnConvolutionBackwardFilter_fn)cubind__cached(&cubind__cudnn_slots[206]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     cubind_status = cubind_fn(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 206, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 206, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14261,13 +14265,13 @@ typedef cudnnStatus_t (*cubind__cudnnConvolutionBackwardBias_fn)(cudnnHandle_t h
 static cudnnStatus_t call_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__resolve(&cubind__cudnn_symbols, 207, &cubind_unavailable);
+    cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__resolve(&cubind__cudnn_symbols.table, 207, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 207, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 207, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14279,7 +14283,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardBias(cudnnHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     cubind_result = call_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 207), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 207), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
         cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
@@ -14303,13 +14307,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardBias(cudnnHandle_t
 
 cudnnStatus_t cubind_cudnn_convolution_backward_bias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
 {
-    cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__cached(&slots[207]);
+    cubind__cudnnConvolutionBackwardBias_fn cubind_fn = (cubind__cudnnConvolutionBackwardBias_fn)cubind__cached(&cubind__cudnn_slots[207]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     cubind_status = cubind_fn(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 207, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 207, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14320,13 +14324,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsConstParamPack_fn)(cudnnFused
 static cudnnStatus_t call_cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__resolve(&cubind__cudnn_symbols, 208, &cubind_unavailable);
+    cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 208, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(constPack, ops);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 208, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 208, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14338,7 +14342,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsConstParamPack(cudnnF
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateFusedOpsConstParamPack(constPack, ops);
     cubind_result = call_cudnnCreateFusedOpsConstParamPack(constPack, ops);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 208), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 208), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
         cubind__trace_enum(&cubind_call, "ops", trace_enum_45((long long)ops), (long long)ops);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14357,13 +14361,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsConstParamPack(cudnnFus
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_const_param_pack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
 {
-    cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__cached(&slots[208]);
+    cubind__cudnnCreateFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsConstParamPack_fn)cubind__cached(&cubind__cudnn_slots[208]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateFusedOpsConstParamPack(constPack, ops);
     cubind_status = cubind_fn(constPack, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 208, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 208, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14374,13 +14378,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsConstParamPack_fn)(cudnnFuse
 static cudnnStatus_t call_cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__resolve(&cubind__cudnn_symbols, 209, &cubind_unavailable);
+    cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 209, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(constPack);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 209, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 209, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14392,7 +14396,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsConstParamPack(cudnn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyFusedOpsConstParamPack(constPack);
     cubind_result = call_cudnnDestroyFusedOpsConstParamPack(constPack);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 209), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 209), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -14410,13 +14414,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsConstParamPack(cudnnFu
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_const_param_pack(cudnnFusedOpsConstParamPack_t constPack)
 {
-    cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__cached(&slots[209]);
+    cubind__cudnnDestroyFusedOpsConstParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsConstParamPack_fn)cubind__cached(&cubind__cudnn_slots[209]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyFusedOpsConstParamPack(constPack);
     cubind_status = cubind_fn(constPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 209, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 209, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14427,13 +14431,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)(cudn
 static cudnnStatus_t call_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols, 210, &cubind_unavailable);
+    cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 210, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(constPack, paramLabel, param);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 210, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 210, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14445,7 +14449,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetFusedOpsConstParamPackAttribute(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
     cubind_result = call_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 210), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 210), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
         cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_46((long long)paramLabel), (long long)paramLabel);
         cubind__trace_pointer(&cubind_call, "param", (uintptr_t)param);
@@ -14465,13 +14469,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsConstParamPackAttribute(cu
 
 cudnnStatus_t cubind_cudnn_set_fused_ops_const_param_pack_attribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
 {
-    cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__cached(&slots[210]);
+    cubind__cudnnSetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsConstParamPackAttribute_fn)cubind__cached(&cubind__cudnn_slots[210]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
     cubind_status = cubind_fn(constPack, paramLabel, param);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 210, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 210, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14482,13 +14486,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)(cons
 static cudnnStatus_t call_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols, 211, &cubind_unavailable);
+    cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 211, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(constPack, paramLabel, param, isNULL);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 211, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 211, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14500,7 +14504,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFusedOpsConstParamPackAttribute(
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
     cubind_result = call_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 211), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 211), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
         cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_46((long long)paramLabel), (long long)paramLabel);
         cubind__trace_pointer(&cubind_call, "param", (uintptr_t)param);
@@ -14521,13 +14525,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsConstParamPackAttribute(co
 
 cudnnStatus_t cubind_cudnn_get_fused_ops_const_param_pack_attribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
 {
-    cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__cached(&slots[211]);
+    cubind__cudnnGetFusedOpsConstParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsConstParamPackAttribute_fn)cubind__cached(&cubind__cudnn_slots[211]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
     cubind_status = cubind_fn(constPack, paramLabel, param, isNULL);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 211, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 211, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14538,13 +14542,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsVariantParamPack_fn)(cudnnFus
 static cudnnStatus_t call_cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__resolve(&cubind__cudnn_symbols, 212, &cubind_unavailable);
+    cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 212, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(varPack, ops);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 212, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 212, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14556,7 +14560,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsVariantParamPack(cudn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
     cubind_result = call_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 212), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 212), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
         cubind__trace_enum(&cubind_call, "ops", trace_enum_45((long long)ops), (long long)ops);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14575,13 +14579,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsVariantParamPack(cudnnF
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_variant_param_pack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
 {
-    cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__cached(&slots[212]);
+    cubind__cudnnCreateFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnCreateFusedOpsVariantParamPack_fn)cubind__cached(&cubind__cudnn_slots[212]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
     cubind_status = cubind_fn(varPack, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 212, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 212, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14592,13 +14596,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsVariantParamPack_fn)(cudnnFu
 static cudnnStatus_t call_cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__resolve(&cubind__cudnn_symbols, 213, &cubind_unavailable);
+    cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__resolve(&cubind__cudnn_symbols.table, 213, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(varPack);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 213, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 213, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14610,7 +14614,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsVariantParamPack(cud
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyFusedOpsVariantParamPack(varPack);
     cubind_result = call_cudnnDestroyFusedOpsVariantParamPack(varPack);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 213), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 213), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -14628,13 +14632,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsVariantParamPack(cudnn
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_variant_param_pack(cudnnFusedOpsVariantParamPack_t varPack)
 {
-    cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__cached(&slots[213]);
+    cubind__cudnnDestroyFusedOpsVariantParamPack_fn cubind_fn = (cubind__cudnnDestroyFusedOpsVariantParamPack_fn)cubind__cached(&cubind__cudnn_slots[213]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyFusedOpsVariantParamPack(varPack);
     cubind_status = cubind_fn(varPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 213, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 213, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14645,13 +14649,13 @@ typedef cudnnStatus_t (*cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)(cu
 static cudnnStatus_t call_cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols, 214, &cubind_unavailable);
+    cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 214, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(varPack, paramLabel, ptr);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 214, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 214, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14663,7 +14667,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnSetFusedOpsVariantParamPackAttribut
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
     cubind_result = call_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 214), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 214), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
         cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_47((long long)paramLabel), (long long)paramLabel);
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
@@ -14683,13 +14687,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsVariantParamPackAttribute(
 
 cudnnStatus_t cubind_cudnn_set_fused_ops_variant_param_pack_attribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__cached(&slots[214]);
+    cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnSetFusedOpsVariantParamPackAttribute_fn)cubind__cached(&cubind__cudnn_slots[214]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
     cubind_status = cubind_fn(varPack, paramLabel, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 214, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 214, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14700,13 +14704,13 @@ typedef cudnnStatus_t (*cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)(co
 static cudnnStatus_t call_cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols, 215, &cubind_unavailable);
+    cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 215, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(varPack, paramLabel, ptr);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 215, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 215, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14718,7 +14722,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnGetFusedOpsVariantParamPackAttribut
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
     cubind_result = call_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 215), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 215), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
         cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_47((long long)paramLabel), (long long)paramLabel);
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
@@ -14738,13 +14742,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsVariantParamPackAttribute(
 
 cudnnStatus_t cubind_cudnn_get_fused_ops_variant_param_pack_attribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__cached(&slots[215]);
+    cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn cubind_fn = (cubind__cudnnGetFusedOpsVariantParamPackAttribute_fn)cubind__cached(&cubind__cudnn_slots[215]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
     cubind_status = cubind_fn(varPack, paramLabel, ptr);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 215, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 215, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14755,13 +14759,13 @@ typedef cudnnStatus_t (*cubind__cudnnCreateFusedOpsPlan_fn)(cudnnFusedOpsPlan_t 
 static cudnnStatus_t call_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols, 216, &cubind_unavailable);
+    cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols.table, 216, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(plan, ops);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 216, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 216, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14773,7 +14777,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsPlan(cudnnFusedOpsPla
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnCreateFusedOpsPlan(plan, ops);
     cubind_result = call_cudnnCreateFusedOpsPlan(plan, ops);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 216), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 216), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_enum(&cubind_call, "ops", trace_enum_45((long long)ops), (long long)ops);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -14792,13 +14796,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_
 
 cudnnStatus_t cubind_cudnn_create_fused_ops_plan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
 {
-    cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__cached(&slots[216]);
+    cubind__cudnnCreateFusedOpsPlan_fn cubind_fn = (cubind__cudnnCreateFusedOpsPlan_fn)cubind__cached(&cubind__cudnn_slots[216]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnCreateFusedOpsPlan(plan, ops);
     cubind_status = cubind_fn(plan, ops);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 216, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 216, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14809,13 +14813,13 @@ typedef cudnnStatus_t (*cubind__cudnnDestroyFusedOpsPlan_fn)(cudnnFusedOpsPlan_t
 static cudnnStatus_t call_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols, 217, &cubind_unavailable);
+    cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols.table, 217, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(plan);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 217, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 217, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14827,7 +14831,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnDestroyFusedOpsPlan(plan);
     cubind_result = call_cudnnDestroyFusedOpsPlan(plan);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 217), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 217), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -14845,13 +14849,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan
 
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_plan(cudnnFusedOpsPlan_t plan)
 {
-    cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__cached(&slots[217]);
+    cubind__cudnnDestroyFusedOpsPlan_fn cubind_fn = (cubind__cudnnDestroyFusedOpsPlan_fn)cubind__cached(&cubind__cudnn_slots[217]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnDestroyFusedOpsPlan(plan);
     cubind_status = cubind_fn(plan);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 217, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 217, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14862,13 +14866,13 @@ typedef cudnnStatus_t (*cubind__cudnnMakeFusedOpsPlan_fn)(cudnnHandle_t handle, 
 static cudnnStatus_t call_cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols, 218, &cubind_unavailable);
+    cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__resolve(&cubind__cudnn_symbols.table, 218, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, plan, constPack, workspaceSizeInBytes);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 218, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 218, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14880,7 +14884,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnMakeFusedOpsPlan(cudnnHandle_t hand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
     cubind_result = call_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 218), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 218), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
@@ -14901,13 +14905,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnMakeFusedOpsPlan(cudnnHandle_t handle
 
 cudnnStatus_t cubind_cudnn_make_fused_ops_plan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
 {
-    cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__cached(&slots[218]);
+    cubind__cudnnMakeFusedOpsPlan_fn cubind_fn = (cubind__cudnnMakeFusedOpsPlan_fn)cubind__cached(&cubind__cudnn_slots[218]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
     cubind_status = cubind_fn(handle, plan, constPack, workspaceSizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 218, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 218, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -14918,13 +14922,13 @@ typedef cudnnStatus_t (*cubind__cudnnFusedOpsExecute_fn)(cudnnHandle_t handle, c
 static cudnnStatus_t call_cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__resolve(&cubind__cudnn_symbols, 219, &cubind_unavailable);
+    cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__resolve(&cubind__cudnn_symbols.table, 219, &cubind_unavailable);
     cudnnStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cudnnStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, plan, varPack);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 219, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 219, (int)cubind_status);
     return cubind_status;
 }
 
@@ -14936,7 +14940,7 @@ static CUBIND_COLD cudnnStatus_t traced_cudnnFusedOpsExecute(cudnnHandle_t handl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
         return call_cudnnFusedOpsExecute(handle, plan, varPack);
     cubind_result = call_cudnnFusedOpsExecute(handle, plan, varPack);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols, 219), cubind_result != CUDNN_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 219), cubind_result != CUDNN_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
@@ -14956,13 +14960,13 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnFusedOpsExecute(cudnnHandle_t handle,
 
 cudnnStatus_t cubind_cudnn_fused_ops_execute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
 {
-    cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__cached(&slots[219]);
+    cubind__cudnnFusedOpsExecute_fn cubind_fn = (cubind__cudnnFusedOpsExecute_fn)cubind__cached(&cubind__cudnn_slots[219]);
     cudnnStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cudnnFusedOpsExecute(handle, plan, varPack);
     cubind_status = cubind_fn(handle, plan, varPack);
     if (CUBIND_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
-        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols, 219, (int)cubind_status);
+        return (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 219, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -16,303 +16,307 @@
 
 #define SYMBOL_COUNT 56
 
-static cubind__slot slots[SYMBOL_COUNT];
-static cubind__slot traced_slots[SYMBOL_COUNT];
+/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+ * (handed to the loader by cubind__slots, generated/src/libraries.c). */
+cubind__slot cubind__cufft_slots[2 * SYMBOL_COUNT];
 
-/* Every name of the library, one member each: the table below holds their offsets, so it
- * is read-only and needs no relocation when libcubind is loaded. */
-static const struct names {
-    char symbol_cufftPlan1d[12];
-    char wrapper_cubind_cufft_plan1d[20];
-    char symbol_cufftPlan2d[12];
-    char wrapper_cubind_cufft_plan2d[20];
-    char symbol_cufftPlan3d[12];
-    char wrapper_cubind_cufft_plan3d[20];
-    char symbol_cufftPlanMany[14];
-    char wrapper_cubind_cufft_plan_many[23];
-    char symbol_cufftMakePlan1d[16];
-    char wrapper_cubind_cufft_make_plan1d[25];
-    char symbol_cufftMakePlan2d[16];
-    char wrapper_cubind_cufft_make_plan2d[25];
-    char symbol_cufftMakePlan3d[16];
-    char wrapper_cubind_cufft_make_plan3d[25];
-    char symbol_cufftMakePlanMany[18];
-    char wrapper_cubind_cufft_make_plan_many[28];
-    char symbol_cufftMakePlanMany64[20];
-    char wrapper_cubind_cufft_make_plan_many64[30];
-    char symbol_cufftGetSizeMany64[19];
-    char wrapper_cubind_cufft_get_size_many64[29];
-    char symbol_cufftEstimate1d[16];
-    char wrapper_cubind_cufft_estimate1d[24];
-    char symbol_cufftEstimate2d[16];
-    char wrapper_cubind_cufft_estimate2d[24];
-    char symbol_cufftEstimate3d[16];
-    char wrapper_cubind_cufft_estimate3d[24];
-    char symbol_cufftEstimateMany[18];
-    char wrapper_cubind_cufft_estimate_many[27];
-    char symbol_cufftCreate[12];
-    char wrapper_cubind_cufft_create[20];
-    char symbol_cufftGetSize1d[15];
-    char wrapper_cubind_cufft_get_size1d[24];
-    char symbol_cufftGetSize2d[15];
-    char wrapper_cubind_cufft_get_size2d[24];
-    char symbol_cufftGetSize3d[15];
-    char wrapper_cubind_cufft_get_size3d[24];
-    char symbol_cufftGetSizeMany[17];
-    char wrapper_cubind_cufft_get_size_many[27];
-    char symbol_cufftGetSize[13];
-    char wrapper_cubind_cufft_get_size[22];
-    char symbol_cufftSetWorkArea[17];
-    char wrapper_cubind_cufft_set_work_area[27];
-    char symbol_cufftSetAutoAllocation[23];
-    char wrapper_cubind_cufft_set_auto_allocation[33];
-    char symbol_cufftExecC2C[13];
-    char wrapper_cubind_cufft_exec_c2c[22];
-    char symbol_cufftExecR2C[13];
-    char wrapper_cubind_cufft_exec_r2c[22];
-    char symbol_cufftExecC2R[13];
-    char wrapper_cubind_cufft_exec_c2r[22];
-    char symbol_cufftExecZ2Z[13];
-    char wrapper_cubind_cufft_exec_z2z[22];
-    char symbol_cufftExecD2Z[13];
-    char wrapper_cubind_cufft_exec_d2z[22];
-    char symbol_cufftExecZ2D[13];
-    char wrapper_cubind_cufft_exec_z2d[22];
-    char symbol_cufftSetStream[15];
-    char wrapper_cubind_cufft_set_stream[24];
-    char symbol_cufftDestroy[13];
-    char wrapper_cubind_cufft_destroy[21];
-    char symbol_cufftGetVersion[16];
-    char wrapper_cubind_cufft_get_version[25];
-    char symbol_cufftGetProperty[17];
-    char wrapper_cubind_cufft_get_property[26];
-    char symbol_cufftSetPlanPropertyInt64[26];
-    char wrapper_cubind_cufft_set_plan_property_int64[37];
-    char symbol_cufftGetPlanPropertyInt64[26];
-    char wrapper_cubind_cufft_get_plan_property_int64[37];
-    char symbol_cufftResetPlanProperty[23];
-    char wrapper_cubind_cufft_reset_plan_property[33];
-    char symbol_cufftXtSetGPUs[15];
-    char wrapper_cubind_cufft_xt_set_gpus[25];
-    char symbol_cufftXtMalloc[14];
-    char wrapper_cubind_cufft_xt_malloc[23];
-    char symbol_cufftXtMemcpy[14];
-    char wrapper_cubind_cufft_xt_memcpy[23];
-    char symbol_cufftXtFree[12];
-    char wrapper_cubind_cufft_xt_free[21];
-    char symbol_cufftXtSetWorkArea[19];
-    char wrapper_cubind_cufft_xt_set_work_area[30];
-    char symbol_cufftXtExecDescriptorC2C[25];
-    char wrapper_cubind_cufft_xt_exec_descriptor_c2c[36];
-    char symbol_cufftXtExecDescriptorR2C[25];
-    char wrapper_cubind_cufft_xt_exec_descriptor_r2c[36];
-    char symbol_cufftXtExecDescriptorC2R[25];
-    char wrapper_cubind_cufft_xt_exec_descriptor_c2r[36];
-    char symbol_cufftXtExecDescriptorZ2Z[25];
-    char wrapper_cubind_cufft_xt_exec_descriptor_z2z[36];
-    char symbol_cufftXtExecDescriptorD2Z[25];
-    char wrapper_cubind_cufft_xt_exec_descriptor_d2z[36];
-    char symbol_cufftXtExecDescriptorZ2D[25];
-    char wrapper_cubind_cufft_xt_exec_descriptor_z2d[36];
-    char symbol_cufftXtQueryPlan[17];
-    char wrapper_cubind_cufft_xt_query_plan[27];
-    char symbol_cufftXtSetCallback[19];
-    char wrapper_cubind_cufft_xt_set_callback[29];
-    char symbol_cufftXtClearCallback[21];
-    char wrapper_cubind_cufft_xt_clear_callback[31];
-    char symbol_cufftXtSetCallbackSharedSize[29];
-    char wrapper_cubind_cufft_xt_set_callback_shared_size[41];
-    char symbol_cufftXtSetJITCallback[22];
-    char wrapper_cubind_cufft_xt_set_jit_callback[33];
-    char symbol_cufftXtMakePlanMany[20];
-    char wrapper_cubind_cufft_xt_make_plan_many[31];
-    char symbol_cufftXtGetSizeMany[19];
-    char wrapper_cubind_cufft_xt_get_size_many[30];
-    char symbol_cufftXtExec[12];
-    char wrapper_cubind_cufft_xt_exec[21];
-    char symbol_cufftXtExecDescriptor[22];
-    char wrapper_cubind_cufft_xt_exec_descriptor[32];
-    char symbol_cufftXtSetWorkAreaPolicy[25];
-    char wrapper_cubind_cufft_xt_set_work_area_policy[37];
-} names = {
-    "cufftPlan1d",
-    "cubind_cufft_plan1d",
-    "cufftPlan2d",
-    "cubind_cufft_plan2d",
-    "cufftPlan3d",
-    "cubind_cufft_plan3d",
-    "cufftPlanMany",
-    "cubind_cufft_plan_many",
-    "cufftMakePlan1d",
-    "cubind_cufft_make_plan1d",
-    "cufftMakePlan2d",
-    "cubind_cufft_make_plan2d",
-    "cufftMakePlan3d",
-    "cubind_cufft_make_plan3d",
-    "cufftMakePlanMany",
-    "cubind_cufft_make_plan_many",
-    "cufftMakePlanMany64",
-    "cubind_cufft_make_plan_many64",
-    "cufftGetSizeMany64",
-    "cubind_cufft_get_size_many64",
-    "cufftEstimate1d",
-    "cubind_cufft_estimate1d",
-    "cufftEstimate2d",
-    "cubind_cufft_estimate2d",
-    "cufftEstimate3d",
-    "cubind_cufft_estimate3d",
-    "cufftEstimateMany",
-    "cubind_cufft_estimate_many",
-    "cufftCreate",
-    "cubind_cufft_create",
-    "cufftGetSize1d",
-    "cubind_cufft_get_size1d",
-    "cufftGetSize2d",
-    "cubind_cufft_get_size2d",
-    "cufftGetSize3d",
-    "cubind_cufft_get_size3d",
-    "cufftGetSizeMany",
-    "cubind_cufft_get_size_many",
-    "cufftGetSize",
-    "cubind_cufft_get_size",
-    "cufftSetWorkArea",
-    "cubind_cufft_set_work_area",
-    "cufftSetAutoAllocation",
-    "cubind_cufft_set_auto_allocation",
-    "cufftExecC2C",
-    "cubind_cufft_exec_c2c",
-    "cufftExecR2C",
-    "cubind_cufft_exec_r2c",
-    "cufftExecC2R",
-    "cubind_cufft_exec_c2r",
-    "cufftExecZ2Z",
-    "cubind_cufft_exec_z2z",
-    "cufftExecD2Z",
-    "cubind_cufft_exec_d2z",
-    "cufftExecZ2D",
-    "cubind_cufft_exec_z2d",
-    "cufftSetStream",
-    "cubind_cufft_set_stream",
-    "cufftDestroy",
-    "cubind_cufft_destroy",
-    "cufftGetVersion",
-    "cubind_cufft_get_version",
-    "cufftGetProperty",
-    "cubind_cufft_get_property",
-    "cufftSetPlanPropertyInt64",
-    "cubind_cufft_set_plan_property_int64",
-    "cufftGetPlanPropertyInt64",
-    "cubind_cufft_get_plan_property_int64",
-    "cufftResetPlanProperty",
-    "cubind_cufft_reset_plan_property",
-    "cufftXtSetGPUs",
-    "cubind_cufft_xt_set_gpus",
-    "cufftXtMalloc",
-    "cubind_cufft_xt_malloc",
-    "cufftXtMemcpy",
-    "cubind_cufft_xt_memcpy",
-    "cufftXtFree",
-    "cubind_cufft_xt_free",
-    "cufftXtSetWorkArea",
-    "cubind_cufft_xt_set_work_area",
-    "cufftXtExecDescriptorC2C",
-    "cubind_cufft_xt_exec_descriptor_c2c",
-    "cufftXtExecDescriptorR2C",
-    "cubind_cufft_xt_exec_descriptor_r2c",
-    "cufftXtExecDescriptorC2R",
-    "cubind_cufft_xt_exec_descriptor_c2r",
-    "cufftXtExecDescriptorZ2Z",
-    "cubind_cufft_xt_exec_descriptor_z2z",
-    "cufftXtExecDescriptorD2Z",
-    "cubind_cufft_xt_exec_descriptor_d2z",
-    "cufftXtExecDescriptorZ2D",
-    "cubind_cufft_xt_exec_descriptor_z2d",
-    "cufftXtQueryPlan",
-    "cubind_cufft_xt_query_plan",
-    "cufftXtSetCallback",
-    "cubind_cufft_xt_set_callback",
-    "cufftXtClearCallback",
-    "cubind_cufft_xt_clear_callback",
-    "cufftXtSetCallbackSharedSize",
-    "cubind_cufft_xt_set_callback_shared_size",
-    "cufftXtSetJITCallback",
-    "cubind_cufft_xt_set_jit_callback",
-    "cufftXtMakePlanMany",
-    "cubind_cufft_xt_make_plan_many",
-    "cufftXtGetSizeMany",
-    "cubind_cufft_xt_get_size_many",
-    "cufftXtExec",
-    "cubind_cufft_xt_exec",
-    "cufftXtExecDescriptor",
-    "cubind_cufft_xt_exec_descriptor",
-    "cufftXtSetWorkAreaPolicy",
-    "cubind_cufft_xt_set_work_area_policy",
-};
-
+/* The symbol table: the header the loader reads, every name of the library (one member each),
+ * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
+ * needs no relocation when libcubind is loaded. */
+const struct cubind__cufft_symbols {
+    cubind__symbol_table table;
+    struct names {
+        char symbol_cufftPlan1d[12];
+        char wrapper_cubind_cufft_plan1d[20];
+        char symbol_cufftPlan2d[12];
+        char wrapper_cubind_cufft_plan2d[20];
+        char symbol_cufftPlan3d[12];
+        char wrapper_cubind_cufft_plan3d[20];
+        char symbol_cufftPlanMany[14];
+        char wrapper_cubind_cufft_plan_many[23];
+        char symbol_cufftMakePlan1d[16];
+        char wrapper_cubind_cufft_make_plan1d[25];
+        char symbol_cufftMakePlan2d[16];
+        char wrapper_cubind_cufft_make_plan2d[25];
+        char symbol_cufftMakePlan3d[16];
+        char wrapper_cubind_cufft_make_plan3d[25];
+        char symbol_cufftMakePlanMany[18];
+        char wrapper_cubind_cufft_make_plan_many[28];
+        char symbol_cufftMakePlanMany64[20];
+        char wrapper_cubind_cufft_make_plan_many64[30];
+        char symbol_cufftGetSizeMany64[19];
+        char wrapper_cubind_cufft_get_size_many64[29];
+        char symbol_cufftEstimate1d[16];
+        char wrapper_cubind_cufft_estimate1d[24];
+        char symbol_cufftEstimate2d[16];
+        char wrapper_cubind_cufft_estimate2d[24];
+        char symbol_cufftEstimate3d[16];
+        char wrapper_cubind_cufft_estimate3d[24];
+        char symbol_cufftEstimateMany[18];
+        char wrapper_cubind_cufft_estimate_many[27];
+        char symbol_cufftCreate[12];
+        char wrapper_cubind_cufft_create[20];
+        char symbol_cufftGetSize1d[15];
+        char wrapper_cubind_cufft_get_size1d[24];
+        char symbol_cufftGetSize2d[15];
+        char wrapper_cubind_cufft_get_size2d[24];
+        char symbol_cufftGetSize3d[15];
+        char wrapper_cubind_cufft_get_size3d[24];
+        char symbol_cufftGetSizeMany[17];
+        char wrapper_cubind_cufft_get_size_many[27];
+        char symbol_cufftGetSize[13];
+        char wrapper_cubind_cufft_get_size[22];
+        char symbol_cufftSetWorkArea[17];
+        char wrapper_cubind_cufft_set_work_area[27];
+        char symbol_cufftSetAutoAllocation[23];
+        char wrapper_cubind_cufft_set_auto_allocation[33];
+        char symbol_cufftExecC2C[13];
+        char wrapper_cubind_cufft_exec_c2c[22];
+        char symbol_cufftExecR2C[13];
+        char wrapper_cubind_cufft_exec_r2c[22];
+        char symbol_cufftExecC2R[13];
+        char wrapper_cubind_cufft_exec_c2r[22];
+        char symbol_cufftExecZ2Z[13];
+        char wrapper_cubind_cufft_exec_z2z[22];
+        char symbol_cufftExecD2Z[13];
+        char wrapper_cubind_cufft_exec_d2z[22];
+        char symbol_cufftExecZ2D[13];
+        char wrapper_cubind_cufft_exec_z2d[22];
+        char symbol_cufftSetStream[15];
+        char wrapper_cubind_cufft_set_stream[24];
+        char symbol_cufftDestroy[13];
+        char wrapper_cubind_cufft_destroy[21];
+        char symbol_cufftGetVersion[16];
+        char wrapper_cubind_cufft_get_version[25];
+        char symbol_cufftGetProperty[17];
+        char wrapper_cubind_cufft_get_property[26];
+        char symbol_cufftSetPlanPropertyInt64[26];
+        char wrapper_cubind_cufft_set_plan_property_int64[37];
+        char symbol_cufftGetPlanPropertyInt64[26];
+        char wrapper_cubind_cufft_get_plan_property_int64[37];
+        char symbol_cufftResetPlanProperty[23];
+        char wrapper_cubind_cufft_reset_plan_property[33];
+        char symbol_cufftXtSetGPUs[15];
+        char wrapper_cubind_cufft_xt_set_gpus[25];
+        char symbol_cufftXtMalloc[14];
+        char wrapper_cubind_cufft_xt_malloc[23];
+        char symbol_cufftXtMemcpy[14];
+        char wrapper_cubind_cufft_xt_memcpy[23];
+        char symbol_cufftXtFree[12];
+        char wrapper_cubind_cufft_xt_free[21];
+        char symbol_cufftXtSetWorkArea[19];
+        char wrapper_cubind_cufft_xt_set_work_area[30];
+        char symbol_cufftXtExecDescriptorC2C[25];
+        char wrapper_cubind_cufft_xt_exec_descriptor_c2c[36];
+        char symbol_cufftXtExecDescriptorR2C[25];
+        char wrapper_cubind_cufft_xt_exec_descriptor_r2c[36];
+        char symbol_cufftXtExecDescriptorC2R[25];
+        char wrapper_cubind_cufft_xt_exec_descriptor_c2r[36];
+        char symbol_cufftXtExecDescriptorZ2Z[25];
+        char wrapper_cubind_cufft_xt_exec_descriptor_z2z[36];
+        char symbol_cufftXtExecDescriptorD2Z[25];
+        char wrapper_cubind_cufft_xt_exec_descriptor_d2z[36];
+        char symbol_cufftXtExecDescriptorZ2D[25];
+        char wrapper_cubind_cufft_xt_exec_descriptor_z2d[36];
+        char symbol_cufftXtQueryPlan[17];
+        char wrapper_cubind_cufft_xt_query_plan[27];
+        char symbol_cufftXtSetCallback[19];
+        char wrapper_cubind_cufft_xt_set_callback[29];
+        char symbol_cufftXtClearCallback[21];
+        char wrapper_cubind_cufft_xt_clear_callback[31];
+        char symbol_cufftXtSetCallbackSharedSize[29];
+        char wrapper_cubind_cufft_xt_set_callback_shared_size[41];
+        char symbol_cufftXtSetJITCallback[22];
+        char wrapper_cubind_cufft_xt_set_jit_callback[33];
+        char symbol_cufftXtMakePlanMany[20];
+        char wrapper_cubind_cufft_xt_make_plan_many[31];
+        char symbol_cufftXtGetSizeMany[19];
+        char wrapper_cubind_cufft_xt_get_size_many[30];
+        char symbol_cufftXtExec[12];
+        char wrapper_cubind_cufft_xt_exec[21];
+        char symbol_cufftXtExecDescriptor[22];
+        char wrapper_cubind_cufft_xt_exec_descriptor[32];
+        char symbol_cufftXtSetWorkAreaPolicy[25];
+        char wrapper_cubind_cufft_xt_set_work_area_policy[37];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+} cubind__cufft_symbols = {
+    {CUBIND_LIB_CUFFT, SYMBOL_COUNT, offsetof(struct cubind__cufft_symbols, names),
+     offsetof(struct cubind__cufft_symbols, offsets)},
+    {
+        "cufftPlan1d",
+        "cubind_cufft_plan1d",
+        "cufftPlan2d",
+        "cubind_cufft_plan2d",
+        "cufftPlan3d",
+        "cubind_cufft_plan3d",
+        "cufftPlanMany",
+        "cubind_cufft_plan_many",
+        "cufftMakePlan1d",
+        "cubind_cufft_make_plan1d",
+        "cufftMakePlan2d",
+        "cubind_cufft_make_plan2d",
+        "cufftMakePlan3d",
+        "cubind_cufft_make_plan3d",
+        "cufftMakePlanMany",
+        "cubind_cufft_make_plan_many",
+        "cufftMakePlanMany64",
+        "cubind_cufft_make_plan_many64",
+        "cufftGetSizeMany64",
+        "cubind_cufft_get_size_many64",
+        "cufftEstimate1d",
+        "cubind_cufft_estimate1d",
+        "cufftEstimate2d",
+        "cubind_cufft_estimate2d",
+        "cufftEstimate3d",
+        "cubind_cufft_estimate3d",
+        "cufftEstimateMany",
+        "cubind_cufft_estimate_many",
+        "cufftCreate",
+        "cubind_cufft_create",
+        "cufftGetSize1d",
+        "cubind_cufft_get_size1d",
+        "cufftGetSize2d",
+        "cubind_cufft_get_size2d",
+        "cufftGetSize3d",
+        "cubind_cufft_get_size3d",
+        "cufftGetSizeMany",
+        "cubind_cufft_get_size_many",
+        "cufftGetSize",
+        "cubind_cufft_get_size",
+        "cufftSetWorkArea",
+        "cubind_cufft_set_work_area",
+        "cufftSetAutoAllocation",
+        "cubind_cufft_set_auto_allocation",
+        "cufftExecC2C",
+        "cubind_cufft_exec_c2c",
+        "cufftExecR2C",
+        "cubind_cufft_exec_r2c",
+        "cufftExecC2R",
+        "cubind_cufft_exec_c2r",
+        "cufftExecZ2Z",
+        "cubind_cufft_exec_z2z",
+        "cufftExecD2Z",
+        "cubind_cufft_exec_d2z",
+        "cufftExecZ2D",
+        "cubind_cufft_exec_z2d",
+        "cufftSetStream",
+        "cubind_cufft_set_stream",
+        "cufftDestroy",
+        "cubind_cufft_destroy",
+        "cufftGetVersion",
+        "cubind_cufft_get_version",
+        "cufftGetProperty",
+        "cubind_cufft_get_property",
+        "cufftSetPlanPropertyInt64",
+        "cubind_cufft_set_plan_property_int64",
+        "cufftGetPlanPropertyInt64",
+        "cubind_cufft_get_plan_property_int64",
+        "cufftResetPlanProperty",
+        "cubind_cufft_reset_plan_property",
+        "cufftXtSetGPUs",
+        "cubind_cufft_xt_set_gpus",
+        "cufftXtMalloc",
+        "cubind_cufft_xt_malloc",
+        "cufftXtMemcpy",
+        "cubind_cufft_xt_memcpy",
+        "cufftXtFree",
+        "cubind_cufft_xt_free",
+        "cufftXtSetWorkArea",
+        "cubind_cufft_xt_set_work_area",
+        "cufftXtExecDescriptorC2C",
+        "cubind_cufft_xt_exec_descriptor_c2c",
+        "cufftXtExecDescriptorR2C",
+        "cubind_cufft_xt_exec_descriptor_r2c",
+        "cufftXtExecDescriptorC2R",
+        "cubind_cufft_xt_exec_descriptor_c2r",
+        "cufftXtExecDescriptorZ2Z",
+        "cubind_cufft_xt_exec_descriptor_z2z",
+        "cufftXtExecDescriptorD2Z",
+        "cubind_cufft_xt_exec_descriptor_d2z",
+        "cufftXtExecDescriptorZ2D",
+        "cubind_cufft_xt_exec_descriptor_z2d",
+        "cufftXtQueryPlan",
+        "cubind_cufft_xt_query_plan",
+        "cufftXtSetCallback",
+        "cubind_cufft_xt_set_callback",
+        "cufftXtClearCallback",
+        "cubind_cufft_xt_clear_callback",
+        "cufftXtSetCallbackSharedSize",
+        "cubind_cufft_xt_set_callback_shared_size",
+        "cufftXtSetJITCallback",
+        "cubind_cufft_xt_set_jit_callback",
+        "cufftXtMakePlanMany",
+        "cubind_cufft_xt_make_plan_many",
+        "cufftXtGetSizeMany",
+        "cubind_cufft_xt_get_size_many",
+        "cufftXtExec",
+        "cubind_cufft_xt_exec",
+        "cufftXtExecDescriptor",
+        "cubind_cufft_xt_exec_descriptor",
+        "cufftXtSetWorkAreaPolicy",
+        "cubind_cufft_xt_set_work_area_policy",
+    },
 #define AT(member) offsetof(struct names, member)
-
-/* Exported symbol, C API name, cubind name. */
-static const cubind__name_offsets offsets[SYMBOL_COUNT] = {
-    {AT(symbol_cufftPlan1d), AT(symbol_cufftPlan1d), AT(wrapper_cubind_cufft_plan1d)},
-    {AT(symbol_cufftPlan2d), AT(symbol_cufftPlan2d), AT(wrapper_cubind_cufft_plan2d)},
-    {AT(symbol_cufftPlan3d), AT(symbol_cufftPlan3d), AT(wrapper_cubind_cufft_plan3d)},
-    {AT(symbol_cufftPlanMany), AT(symbol_cufftPlanMany), AT(wrapper_cubind_cufft_plan_many)},
-    {AT(symbol_cufftMakePlan1d), AT(symbol_cufftMakePlan1d), AT(wrapper_cubind_cufft_make_plan1d)},
-    {AT(symbol_cufftMakePlan2d), AT(symbol_cufftMakePlan2d), AT(wrapper_cubind_cufft_make_plan2d)},
-    {AT(symbol_cufftMakePlan3d), AT(symbol_cufftMakePlan3d), AT(wrapper_cubind_cufft_make_plan3d)},
-    {AT(symbol_cufftMakePlanMany), AT(symbol_cufftMakePlanMany), AT(wrapper_cubind_cufft_make_plan_many)},
-    {AT(symbol_cufftMakePlanMany64), AT(symbol_cufftMakePlanMany64), AT(wrapper_cubind_cufft_make_plan_many64)},
-    {AT(symbol_cufftGetSizeMany64), AT(symbol_cufftGetSizeMany64), AT(wrapper_cubind_cufft_get_size_many64)},
-    {AT(symbol_cufftEstimate1d), AT(symbol_cufftEstimate1d), AT(wrapper_cubind_cufft_estimate1d)},
-    {AT(symbol_cufftEstimate2d), AT(symbol_cufftEstimate2d), AT(wrapper_cubind_cufft_estimate2d)},
-    {AT(symbol_cufftEstimate3d), AT(symbol_cufftEstimate3d), AT(wrapper_cubind_cufft_estimate3d)},
-    {AT(symbol_cufftEstimateMany), AT(symbol_cufftEstimateMany), AT(wrapper_cubind_cufft_estimate_many)},
-    {AT(symbol_cufftCreate), AT(symbol_cufftCreate), AT(wrapper_cubind_cufft_create)},
-    {AT(symbol_cufftGetSize1d), AT(symbol_cufftGetSize1d), AT(wrapper_cubind_cufft_get_size1d)},
-    {AT(symbol_cufftGetSize2d), AT(symbol_cufftGetSize2d), AT(wrapper_cubind_cufft_get_size2d)},
-    {AT(symbol_cufftGetSize3d), AT(symbol_cufftGetSize3d), AT(wrapper_cubind_cufft_get_size3d)},
-    {AT(symbol_cufftGetSizeMany), AT(symbol_cufftGetSizeMany), AT(wrapper_cubind_cufft_get_size_many)},
-    {AT(symbol_cufftGetSize), AT(symbol_cufftGetSize), AT(wrapper_cubind_cufft_get_size)},
-    {AT(symbol_cufftSetWorkArea), AT(symbol_cufftSetWorkArea), AT(wrapper_cubind_cufft_set_work_area)},
-    {AT(symbol_cufftSetAutoAllocation), AT(symbol_cufftSetAutoAllocation), AT(wrapper_cubind_cufft_set_auto_allocation)},
-    {AT(symbol_cufftExecC2C), AT(symbol_cufftExecC2C), AT(wrapper_cubind_cufft_exec_c2c)},
-    {AT(symbol_cufftExecR2C), AT(symbol_cufftExecR2C), AT(wrapper_cubind_cufft_exec_r2c)},
-    {AT(symbol_cufftExecC2R), AT(symbol_cufftExecC2R), AT(wrapper_cubind_cufft_exec_c2r)},
-    {AT(symbol_cufftExecZ2Z), AT(symbol_cufftExecZ2Z), AT(wrapper_cubind_cufft_exec_z2z)},
-    {AT(symbol_cufftExecD2Z), AT(symbol_cufftExecD2Z), AT(wrapper_cubind_cufft_exec_d2z)},
-    {AT(symbol_cufftExecZ2D), AT(symbol_cufftExecZ2D), AT(wrapper_cubind_cufft_exec_z2d)},
-    {AT(symbol_cufftSetStream), AT(symbol_cufftSetStream), AT(wrapper_cubind_cufft_set_stream)},
-    {AT(symbol_cufftDestroy), AT(symbol_cufftDestroy), AT(wrapper_cubind_cufft_destroy)},
-    {AT(symbol_cufftGetVersion), AT(symbol_cufftGetVersion), AT(wrapper_cubind_cufft_get_version)},
-    {AT(symbol_cufftGetProperty), AT(symbol_cufftGetProperty), AT(wrapper_cubind_cufft_get_property)},
-    {AT(symbol_cufftSetPlanPropertyInt64), AT(symbol_cufftSetPlanPropertyInt64), AT(wrapper_cubind_cufft_set_plan_property_int64)},
-    {AT(symbol_cufftGetPlanPropertyInt64), AT(symbol_cufftGetPlanPropertyInt64), AT(wrapper_cubind_cufft_get_plan_property_int64)},
-    {AT(symbol_cufftResetPlanProperty), AT(symbol_cufftResetPlanProperty), AT(wrapper_cubind_cufft_reset_plan_property)},
-    {AT(symbol_cufftXtSetGPUs), AT(symbol_cufftXtSetGPUs), AT(wrapper_cubind_cufft_xt_set_gpus)},
-    {AT(symbol_cufftXtMalloc), AT(symbol_cufftXtMalloc), AT(wrapper_cubind_cufft_xt_malloc)},
-    {AT(symbol_cufftXtMemcpy), AT(symbol_cufftXtMemcpy), AT(wrapper_cubind_cufft_xt_memcpy)},
-    {AT(symbol_cufftXtFree), AT(symbol_cufftXtFree), AT(wrapper_cubind_cufft_xt_free)},
-    {AT(symbol_cufftXtSetWorkArea), AT(symbol_cufftXtSetWorkArea), AT(wrapper_cubind_cufft_xt_set_work_area)},
-    {AT(symbol_cufftXtExecDescriptorC2C), AT(symbol_cufftXtExecDescriptorC2C), AT(wrapper_cubind_cufft_xt_exec_descriptor_c2c)},
-    {AT(symbol_cufftXtExecDescriptorR2C), AT(symbol_cufftXtExecDescriptorR2C), AT(wrapper_cubind_cufft_xt_exec_descriptor_r2c)},
-    {AT(symbol_cufftXtExecDescriptorC2R), AT(symbol_cufftXtExecDescriptorC2R), AT(wrapper_cubind_cufft_xt_exec_descriptor_c2r)},
-    {AT(symbol_cufftXtExecDescriptorZ2Z), AT(symbol_cufftXtExecDescriptorZ2Z), AT(wrapper_cubind_cufft_xt_exec_descriptor_z2z)},
-    {AT(symbol_cufftXtExecDescriptorD2Z), AT(symbol_cufftXtExecDescriptorD2Z), AT(wrapper_cubind_cufft_xt_exec_descriptor_d2z)},
-    {AT(symbol_cufftXtExecDescriptorZ2D), AT(symbol_cufftXtExecDescriptorZ2D), AT(wrapper_cubind_cufft_xt_exec_descriptor_z2d)},
-    {AT(symbol_cufftXtQueryPlan), AT(symbol_cufftXtQueryPlan), AT(wrapper_cubind_cufft_xt_query_plan)},
-    {AT(symbol_cufftXtSetCallback), AT(symbol_cufftXtSetCallback), AT(wrapper_cubind_cufft_xt_set_callback)},
-    {AT(symbol_cufftXtClearCallback), AT(symbol_cufftXtClearCallback), AT(wrapper_cubind_cufft_xt_clear_callback)},
-    {AT(symbol_cufftXtSetCallbackSharedSize), AT(symbol_cufftXtSetCallbackSharedSize), AT(wrapper_cubind_cufft_xt_set_callback_shared_size)},
-    {AT(symbol_cufftXtSetJITCallback), AT(symbol_cufftXtSetJITCallback), AT(wrapper_cubind_cufft_xt_set_jit_callback)},
-    {AT(symbol_cufftXtMakePlanMany), AT(symbol_cufftXtMakePlanMany), AT(wrapper_cubind_cufft_xt_make_plan_many)},
-    {AT(symbol_cufftXtGetSizeMany), AT(symbol_cufftXtGetSizeMany), AT(wrapper_cubind_cufft_xt_get_size_many)},
-    {AT(symbol_cufftXtExec), AT(symbol_cufftXtExec), AT(wrapper_cubind_cufft_xt_exec)},
-    {AT(symbol_cufftXtExecDescriptor), AT(symbol_cufftXtExecDescriptor), AT(wrapper_cubind_cufft_xt_exec_descriptor)},
-    {AT(symbol_cufftXtSetWorkAreaPolicy), AT(symbol_cufftXtSetWorkAreaPolicy), AT(wrapper_cubind_cufft_xt_set_work_area_policy)},
-};
-
-const cubind__symbol_table cubind__cufft_symbols = {
-    CUBIND_LIB_CUFFT, SYMBOL_COUNT, (const char *)&names, offsets, slots, traced_slots,
+    {
+        {AT(symbol_cufftPlan1d), AT(symbol_cufftPlan1d), AT(wrapper_cubind_cufft_plan1d)},
+        {AT(symbol_cufftPlan2d), AT(symbol_cufftPlan2d), AT(wrapper_cubind_cufft_plan2d)},
+        {AT(symbol_cufftPlan3d), AT(symbol_cufftPlan3d), AT(wrapper_cubind_cufft_plan3d)},
+        {AT(symbol_cufftPlanMany), AT(symbol_cufftPlanMany), AT(wrapper_cubind_cufft_plan_many)},
+        {AT(symbol_cufftMakePlan1d), AT(symbol_cufftMakePlan1d), AT(wrapper_cubind_cufft_make_plan1d)},
+        {AT(symbol_cufftMakePlan2d), AT(symbol_cufftMakePlan2d), AT(wrapper_cubind_cufft_make_plan2d)},
+        {AT(symbol_cufftMakePlan3d), AT(symbol_cufftMakePlan3d), AT(wrapper_cubind_cufft_make_plan3d)},
+        {AT(symbol_cufftMakePlanMany), AT(symbol_cufftMakePlanMany), AT(wrapper_cubind_cufft_make_plan_many)},
+        {AT(symbol_cufftMakePlanMany64), AT(symbol_cufftMakePlanMany64), AT(wrapper_cubind_cufft_make_plan_many64)},
+        {AT(symbol_cufftGetSizeMany64), AT(symbol_cufftGetSizeMany64), AT(wrapper_cubind_cufft_get_size_many64)},
+        {AT(symbol_cufftEstimate1d), AT(symbol_cufftEstimate1d), AT(wrapper_cubind_cufft_estimate1d)},
+        {AT(symbol_cufftEstimate2d), AT(symbol_cufftEstimate2d), AT(wrapper_cubind_cufft_estimate2d)},
+        {AT(symbol_cufftEstimate3d), AT(symbol_cufftEstimate3d), AT(wrapper_cubind_cufft_estimate3d)},
+        {AT(symbol_cufftEstimateMany), AT(symbol_cufftEstimateMany), AT(wrapper_cubind_cufft_estimate_many)},
+        {AT(symbol_cufftCreate), AT(symbol_cufftCreate), AT(wrapper_cubind_cufft_create)},
+        {AT(symbol_cufftGetSize1d), AT(symbol_cufftGetSize1d), AT(wrapper_cubind_cufft_get_size1d)},
+        {AT(symbol_cufftGetSize2d), AT(symbol_cufftGetSize2d), AT(wrapper_cubind_cufft_get_size2d)},
+        {AT(symbol_cufftGetSize3d), AT(symbol_cufftGetSize3d), AT(wrapper_cubind_cufft_get_size3d)},
+        {AT(symbol_cufftGetSizeMany), AT(symbol_cufftGetSizeMany), AT(wrapper_cubind_cufft_get_size_many)},
+        {AT(symbol_cufftGetSize), AT(symbol_cufftGetSize), AT(wrapper_cubind_cufft_get_size)},
+        {AT(symbol_cufftSetWorkArea), AT(symbol_cufftSetWorkArea), AT(wrapper_cubind_cufft_set_work_area)},
+        {AT(symbol_cufftSetAutoAllocation), AT(symbol_cufftSetAutoAllocation), AT(wrapper_cubind_cufft_set_auto_allocation)},
+        {AT(symbol_cufftExecC2C), AT(symbol_cufftExecC2C), AT(wrapper_cubind_cufft_exec_c2c)},
+        {AT(symbol_cufftExecR2C), AT(symbol_cufftExecR2C), AT(wrapper_cubind_cufft_exec_r2c)},
+        {AT(symbol_cufftExecC2R), AT(symbol_cufftExecC2R), AT(wrapper_cubind_cufft_exec_c2r)},
+        {AT(symbol_cufftExecZ2Z), AT(symbol_cufftExecZ2Z), AT(wrapper_cubind_cufft_exec_z2z)},
+        {AT(symbol_cufftExecD2Z), AT(symbol_cufftExecD2Z), AT(wrapper_cubind_cufft_exec_d2z)},
+        {AT(symbol_cufftExecZ2D), AT(symbol_cufftExecZ2D), AT(wrapper_cubind_cufft_exec_z2d)},
+        {AT(symbol_cufftSetStream), AT(symbol_cufftSetStream), AT(wrapper_cubind_cufft_set_stream)},
+        {AT(symbol_cufftDestroy), AT(symbol_cufftDestroy), AT(wrapper_cubind_cufft_destroy)},
+        {AT(symbol_cufftGetVersion), AT(symbol_cufftGetVersion), AT(wrapper_cubind_cufft_get_version)},
+        {AT(symbol_cufftGetProperty), AT(symbol_cufftGetProperty), AT(wrapper_cubind_cufft_get_property)},
+        {AT(symbol_cufftSetPlanPropertyInt64), AT(symbol_cufftSetPlanPropertyInt64), AT(wrapper_cubind_cufft_set_plan_property_int64)},
+        {AT(symbol_cufftGetPlanPropertyInt64), AT(symbol_cufftGetPlanPropertyInt64), AT(wrapper_cubind_cufft_get_plan_property_int64)},
+        {AT(symbol_cufftResetPlanProperty), AT(symbol_cufftResetPlanProperty), AT(wrapper_cubind_cufft_reset_plan_property)},
+        {AT(symbol_cufftXtSetGPUs), AT(symbol_cufftXtSetGPUs), AT(wrapper_cubind_cufft_xt_set_gpus)},
+        {AT(symbol_cufftXtMalloc), AT(symbol_cufftXtMalloc), AT(wrapper_cubind_cufft_xt_malloc)},
+        {AT(symbol_cufftXtMemcpy), AT(symbol_cufftXtMemcpy), AT(wrapper_cubind_cufft_xt_memcpy)},
+        {AT(symbol_cufftXtFree), AT(symbol_cufftXtFree), AT(wrapper_cubind_cufft_xt_free)},
+        {AT(symbol_cufftXtSetWorkArea), AT(symbol_cufftXtSetWorkArea), AT(wrapper_cubind_cufft_xt_set_work_area)},
+        {AT(symbol_cufftXtExecDescriptorC2C), AT(symbol_cufftXtExecDescriptorC2C), AT(wrapper_cubind_cufft_xt_exec_descriptor_c2c)},
+        {AT(symbol_cufftXtExecDescriptorR2C), AT(symbol_cufftXtExecDescriptorR2C), AT(wrapper_cubind_cufft_xt_exec_descriptor_r2c)},
+        {AT(symbol_cufftXtExecDescriptorC2R), AT(symbol_cufftXtExecDescriptorC2R), AT(wrapper_cubind_cufft_xt_exec_descriptor_c2r)},
+        {AT(symbol_cufftXtExecDescriptorZ2Z), AT(symbol_cufftXtExecDescriptorZ2Z), AT(wrapper_cubind_cufft_xt_exec_descriptor_z2z)},
+        {AT(symbol_cufftXtExecDescriptorD2Z), AT(symbol_cufftXtExecDescriptorD2Z), AT(wrapper_cubind_cufft_xt_exec_descriptor_d2z)},
+        {AT(symbol_cufftXtExecDescriptorZ2D), AT(symbol_cufftXtExecDescriptorZ2D), AT(wrapper_cubind_cufft_xt_exec_descriptor_z2d)},
+        {AT(symbol_cufftXtQueryPlan), AT(symbol_cufftXtQueryPlan), AT(wrapper_cubind_cufft_xt_query_plan)},
+        {AT(symbol_cufftXtSetCallback), AT(symbol_cufftXtSetCallback), AT(wrapper_cubind_cufft_xt_set_callback)},
+        {AT(symbol_cufftXtClearCallback), AT(symbol_cufftXtClearCallback), AT(wrapper_cubind_cufft_xt_clear_callback)},
+        {AT(symbol_cufftXtSetCallbackSharedSize), AT(symbol_cufftXtSetCallbackSharedSize), AT(wrapper_cubind_cufft_xt_set_callback_shared_size)},
+        {AT(symbol_cufftXtSetJITCallback), AT(symbol_cufftXtSetJITCallback), AT(wrapper_cubind_cufft_xt_set_jit_callback)},
+        {AT(symbol_cufftXtMakePlanMany), AT(symbol_cufftXtMakePlanMany), AT(wrapper_cubind_cufft_xt_make_plan_many)},
+        {AT(symbol_cufftXtGetSizeMany), AT(symbol_cufftXtGetSizeMany), AT(wrapper_cubind_cufft_xt_get_size_many)},
+        {AT(symbol_cufftXtExec), AT(symbol_cufftXtExec), AT(wrapper_cubind_cufft_xt_exec)},
+        {AT(symbol_cufftXtExecDescriptor), AT(symbol_cufftXtExecDescriptor), AT(wrapper_cubind_cufft_xt_exec_descriptor)},
+        {AT(symbol_cufftXtSetWorkAreaPolicy), AT(symbol_cufftXtSetWorkAreaPolicy), AT(wrapper_cubind_cufft_xt_set_work_area_policy)},
+    },
+#undef AT
 };
 
 /* Tracing: the name of a cufftType_t value, NULL when it is none of the constants. */
@@ -464,13 +468,13 @@ typedef cufftResult (*cubind__cufftPlan1d_fn)(cufftHandle *plan, int nx, cufftTy
 static cufftResult call_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__resolve(&cubind__cufft_symbols, 0, &cubind_unavailable);
+    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 0, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, type, batch);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 0, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 0, (int)cubind_status);
     return cubind_status;
 }
 
@@ -482,7 +486,7 @@ static CUBIND_COLD cufftResult traced_cufftPlan1d(cufftHandle *plan, int nx, cuf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftPlan1d(plan, nx, type, batch);
     cubind_result = call_cufftPlan1d(plan, nx, type, batch);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 0), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 0), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
@@ -503,13 +507,13 @@ static CUBIND_COLD cufftResult slow_cufftPlan1d(cufftHandle *plan, int nx, cufft
 
 cufftResult cubind_cufft_plan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
-    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__cached(&slots[0]);
+    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__cached(&cubind__cufft_slots[0]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftPlan1d(plan, nx, type, batch);
     cubind_status = cubind_fn(plan, nx, type, batch);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 0, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -520,13 +524,13 @@ typedef cufftResult (*cubind__cufftPlan2d_fn)(cufftHandle *plan, int nx, int ny,
 static cufftResult call_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__resolve(&cubind__cufft_symbols, 1, &cubind_unavailable);
+    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 1, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, ny, type);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 1, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -538,7 +542,7 @@ static CUBIND_COLD cufftResult traced_cufftPlan2d(cufftHandle *plan, int nx, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftPlan2d(plan, nx, ny, type);
     cubind_result = call_cufftPlan2d(plan, nx, ny, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 1), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 1), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -559,13 +563,13 @@ static CUBIND_COLD cufftResult slow_cufftPlan2d(cufftHandle *plan, int nx, int n
 
 cufftResult cubind_cufft_plan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
-    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__cached(&slots[1]);
+    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__cached(&cubind__cufft_slots[1]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftPlan2d(plan, nx, ny, type);
     cubind_status = cubind_fn(plan, nx, ny, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 1, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -576,13 +580,13 @@ typedef cufftResult (*cubind__cufftPlan3d_fn)(cufftHandle *plan, int nx, int ny,
 static cufftResult call_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__resolve(&cubind__cufft_symbols, 2, &cubind_unavailable);
+    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 2, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, ny, nz, type);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 2, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 2, (int)cubind_status);
     return cubind_status;
 }
 
@@ -594,7 +598,7 @@ static CUBIND_COLD cufftResult traced_cufftPlan3d(cufftHandle *plan, int nx, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftPlan3d(plan, nx, ny, nz, type);
     cubind_result = call_cufftPlan3d(plan, nx, ny, nz, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 2), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 2), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -616,13 +620,13 @@ static CUBIND_COLD cufftResult slow_cufftPlan3d(cufftHandle *plan, int nx, int n
 
 cufftResult cubind_cufft_plan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
-    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__cached(&slots[2]);
+    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__cached(&cubind__cufft_slots[2]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftPlan3d(plan, nx, ny, nz, type);
     cubind_status = cubind_fn(plan, nx, ny, nz, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 2, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -633,13 +637,13 @@ typedef cufftResult (*cubind__cufftPlanMany_fn)(cufftHandle *plan, int rank, int
 static cufftResult call_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__resolve(&cubind__cufft_symbols, 3, &cubind_unavailable);
+    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 3, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 3, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 3, (int)cubind_status);
     return cubind_status;
 }
 
@@ -651,7 +655,7 @@ static CUBIND_COLD cufftResult traced_cufftPlanMany(cufftHandle *plan, int rank,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     cubind_result = call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 3), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 3), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -679,13 +683,13 @@ static CUBIND_COLD cufftResult slow_cufftPlanMany(cufftHandle *plan, int rank, i
 
 cufftResult cubind_cufft_plan_many(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
-    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__cached(&slots[3]);
+    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__cached(&cubind__cufft_slots[3]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 3, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -696,13 +700,13 @@ typedef cufftResult (*cubind__cufftMakePlan1d_fn)(cufftHandle plan, int nx, cuff
 static cufftResult call_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__resolve(&cubind__cufft_symbols, 4, &cubind_unavailable);
+    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 4, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, type, batch, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 4, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 4, (int)cubind_status);
     return cubind_status;
 }
 
@@ -714,7 +718,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan1d(cufftHandle plan, int nx, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlan1d(plan, nx, type, batch, workSize);
     cubind_result = call_cufftMakePlan1d(plan, nx, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 4), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 4), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
@@ -736,13 +740,13 @@ static CUBIND_COLD cufftResult slow_cufftMakePlan1d(cufftHandle plan, int nx, cu
 
 cufftResult cubind_cufft_make_plan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__cached(&slots[4]);
+    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__cached(&cubind__cufft_slots[4]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftMakePlan1d(plan, nx, type, batch, workSize);
     cubind_status = cubind_fn(plan, nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 4, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -753,13 +757,13 @@ typedef cufftResult (*cubind__cufftMakePlan2d_fn)(cufftHandle plan, int nx, int 
 static cufftResult call_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__resolve(&cubind__cufft_symbols, 5, &cubind_unavailable);
+    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 5, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, ny, type, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 5, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -771,7 +775,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan2d(cufftHandle plan, int nx, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlan2d(plan, nx, ny, type, workSize);
     cubind_result = call_cufftMakePlan2d(plan, nx, ny, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 5), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 5), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -793,13 +797,13 @@ static CUBIND_COLD cufftResult slow_cufftMakePlan2d(cufftHandle plan, int nx, in
 
 cufftResult cubind_cufft_make_plan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__cached(&slots[5]);
+    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__cached(&cubind__cufft_slots[5]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftMakePlan2d(plan, nx, ny, type, workSize);
     cubind_status = cubind_fn(plan, nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 5, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -810,13 +814,13 @@ typedef cufftResult (*cubind__cufftMakePlan3d_fn)(cufftHandle plan, int nx, int 
 static cufftResult call_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__resolve(&cubind__cufft_symbols, 6, &cubind_unavailable);
+    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 6, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 6, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -828,7 +832,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlan3d(cufftHandle plan, int nx, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
     cubind_result = call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 6), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 6), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -851,13 +855,13 @@ static CUBIND_COLD cufftResult slow_cufftMakePlan3d(cufftHandle plan, int nx, in
 
 cufftResult cubind_cufft_make_plan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__cached(&slots[6]);
+    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__cached(&cubind__cufft_slots[6]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
     cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 6, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -868,13 +872,13 @@ typedef cufftResult (*cubind__cufftMakePlanMany_fn)(cufftHandle plan, int rank, 
 static cufftResult call_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols, 7, &cubind_unavailable);
+    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 7, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 7, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -886,7 +890,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlanMany(cufftHandle plan, int ra
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_result = call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 7), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 7), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -915,13 +919,13 @@ static CUBIND_COLD cufftResult slow_cufftMakePlanMany(cufftHandle plan, int rank
 
 cufftResult cubind_cufft_make_plan_many(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__cached(&slots[7]);
+    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__cached(&cubind__cufft_slots[7]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 7, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -932,13 +936,13 @@ typedef cufftResult (*cubind__cufftMakePlanMany64_fn)(cufftHandle plan, int rank
 static cufftResult call_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__resolve(&cubind__cufft_symbols, 8, &cubind_unavailable);
+    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__resolve(&cubind__cufft_symbols.table, 8, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 8, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -950,7 +954,7 @@ static CUBIND_COLD cufftResult traced_cufftMakePlanMany64(cufftHandle plan, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_result = call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 8), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 8), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -979,13 +983,13 @@ static CUBIND_COLD cufftResult slow_cufftMakePlanMany64(cufftHandle plan, int ra
 
 cufftResult cubind_cufft_make_plan_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__cached(&slots[8]);
+    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__cached(&cubind__cufft_slots[8]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 8, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -996,13 +1000,13 @@ typedef cufftResult (*cubind__cufftGetSizeMany64_fn)(cufftHandle plan, int rank,
 static cufftResult call_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__resolve(&cubind__cufft_symbols, 9, &cubind_unavailable);
+    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__resolve(&cubind__cufft_symbols.table, 9, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 9, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1014,7 +1018,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSizeMany64(cufftHandle plan, int r
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_result = call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 9), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 9), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -1043,13 +1047,13 @@ static CUBIND_COLD cufftResult slow_cufftGetSizeMany64(cufftHandle plan, int ran
 
 cufftResult cubind_cufft_get_size_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__cached(&slots[9]);
+    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__cached(&cubind__cufft_slots[9]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 9, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1060,13 +1064,13 @@ typedef cufftResult (*cubind__cufftEstimate1d_fn)(int nx, cufftType type, int ba
 static cufftResult call_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__resolve(&cubind__cufft_symbols, 10, &cubind_unavailable);
+    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 10, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(nx, type, batch, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 10, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1078,7 +1082,7 @@ static CUBIND_COLD cufftResult traced_cufftEstimate1d(int nx, cufftType type, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftEstimate1d(nx, type, batch, workSize);
     cubind_result = call_cufftEstimate1d(nx, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 10), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 10), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
         cubind__trace_signed(&cubind_call, "batch", (long long)batch);
@@ -1099,13 +1103,13 @@ static CUBIND_COLD cufftResult slow_cufftEstimate1d(int nx, cufftType type, int 
 
 cufftResult cubind_cufft_estimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__cached(&slots[10]);
+    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__cached(&cubind__cufft_slots[10]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftEstimate1d(nx, type, batch, workSize);
     cubind_status = cubind_fn(nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 10, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1116,13 +1120,13 @@ typedef cufftResult (*cubind__cufftEstimate2d_fn)(int nx, int ny, cufftType type
 static cufftResult call_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__resolve(&cubind__cufft_symbols, 11, &cubind_unavailable);
+    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 11, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(nx, ny, type, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 11, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1134,7 +1138,7 @@ static CUBIND_COLD cufftResult traced_cufftEstimate2d(int nx, int ny, cufftType 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftEstimate2d(nx, ny, type, workSize);
     cubind_result = call_cufftEstimate2d(nx, ny, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 11), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 11), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
@@ -1155,13 +1159,13 @@ static CUBIND_COLD cufftResult slow_cufftEstimate2d(int nx, int ny, cufftType ty
 
 cufftResult cubind_cufft_estimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__cached(&slots[11]);
+    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__cached(&cubind__cufft_slots[11]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftEstimate2d(nx, ny, type, workSize);
     cubind_status = cubind_fn(nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 11, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1172,13 +1176,13 @@ typedef cufftResult (*cubind__cufftEstimate3d_fn)(int nx, int ny, int nz, cufftT
 static cufftResult call_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__resolve(&cubind__cufft_symbols, 12, &cubind_unavailable);
+    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 12, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(nx, ny, nz, type, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 12, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1190,7 +1194,7 @@ static CUBIND_COLD cufftResult traced_cufftEstimate3d(int nx, int ny, int nz, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftEstimate3d(nx, ny, nz, type, workSize);
     cubind_result = call_cufftEstimate3d(nx, ny, nz, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 12), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 12), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
         cubind__trace_signed(&cubind_call, "nz", (long long)nz);
@@ -1212,13 +1216,13 @@ static CUBIND_COLD cufftResult slow_cufftEstimate3d(int nx, int ny, int nz, cuff
 
 cufftResult cubind_cufft_estimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__cached(&slots[12]);
+    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__cached(&cubind__cufft_slots[12]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftEstimate3d(nx, ny, nz, type, workSize);
     cubind_status = cubind_fn(nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 12, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1229,13 +1233,13 @@ typedef cufftResult (*cubind__cufftEstimateMany_fn)(int rank, int *n, int *inemb
 static cufftResult call_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__resolve(&cubind__cufft_symbols, 13, &cubind_unavailable);
+    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 13, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 13, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1247,7 +1251,7 @@ static CUBIND_COLD cufftResult traced_cufftEstimateMany(int rank, int *n, int *i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_result = call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 13), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 13), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
         cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
@@ -1275,13 +1279,13 @@ static CUBIND_COLD cufftResult slow_cufftEstimateMany(int rank, int *n, int *ine
 
 cufftResult cubind_cufft_estimate_many(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__cached(&slots[13]);
+    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__cached(&cubind__cufft_slots[13]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 13, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1292,13 +1296,13 @@ typedef cufftResult (*cubind__cufftCreate_fn)(cufftHandle *handle);
 static cufftResult call_cufftCreate(cufftHandle *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__resolve(&cubind__cufft_symbols, 14, &cubind_unavailable);
+    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__resolve(&cubind__cufft_symbols.table, 14, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 14, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 14, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1310,7 +1314,7 @@ static CUBIND_COLD cufftResult traced_cufftCreate(cufftHandle *handle)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftCreate(handle);
     cubind_result = call_cufftCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 14), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 14), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1328,13 +1332,13 @@ static CUBIND_COLD cufftResult slow_cufftCreate(cufftHandle *handle)
 
 cufftResult cubind_cufft_create(cufftHandle *handle)
 {
-    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__cached(&slots[14]);
+    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__cached(&cubind__cufft_slots[14]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftCreate(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 14, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1345,13 +1349,13 @@ typedef cufftResult (*cubind__cufftGetSize1d_fn)(cufftHandle handle, int nx, cuf
 static cufftResult call_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__resolve(&cubind__cufft_symbols, 15, &cubind_unavailable);
+    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 15, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, nx, type, batch, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 15, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 15, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1363,7 +1367,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSize1d(cufftHandle handle, int nx,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSize1d(handle, nx, type, batch, workSize);
     cubind_result = call_cufftGetSize1d(handle, nx, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 15), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 15), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
@@ -1385,13 +1389,13 @@ static CUBIND_COLD cufftResult slow_cufftGetSize1d(cufftHandle handle, int nx, c
 
 cufftResult cubind_cufft_get_size1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__cached(&slots[15]);
+    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__cached(&cubind__cufft_slots[15]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftGetSize1d(handle, nx, type, batch, workSize);
     cubind_status = cubind_fn(handle, nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 15, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1402,13 +1406,13 @@ typedef cufftResult (*cubind__cufftGetSize2d_fn)(cufftHandle handle, int nx, int
 static cufftResult call_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__resolve(&cubind__cufft_symbols, 16, &cubind_unavailable);
+    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 16, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, nx, ny, type, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 16, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 16, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1420,7 +1424,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSize2d(cufftHandle handle, int nx,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSize2d(handle, nx, ny, type, workSize);
     cubind_result = call_cufftGetSize2d(handle, nx, ny, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 16), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 16), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -1442,13 +1446,13 @@ static CUBIND_COLD cufftResult slow_cufftGetSize2d(cufftHandle handle, int nx, i
 
 cufftResult cubind_cufft_get_size2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__cached(&slots[16]);
+    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__cached(&cubind__cufft_slots[16]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftGetSize2d(handle, nx, ny, type, workSize);
     cubind_status = cubind_fn(handle, nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 16, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1459,13 +1463,13 @@ typedef cufftResult (*cubind__cufftGetSize3d_fn)(cufftHandle handle, int nx, int
 static cufftResult call_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__resolve(&cubind__cufft_symbols, 17, &cubind_unavailable);
+    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 17, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 17, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1477,7 +1481,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSize3d(cufftHandle handle, int nx,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
     cubind_result = call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 17), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 17), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "nx", (long long)nx);
         cubind__trace_signed(&cubind_call, "ny", (long long)ny);
@@ -1500,13 +1504,13 @@ static CUBIND_COLD cufftResult slow_cufftGetSize3d(cufftHandle handle, int nx, i
 
 cufftResult cubind_cufft_get_size3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__cached(&slots[17]);
+    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__cached(&cubind__cufft_slots[17]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
     cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 17, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1517,13 +1521,13 @@ typedef cufftResult (*cubind__cufftGetSizeMany_fn)(cufftHandle handle, int rank,
 static cufftResult call_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols, 18, &cubind_unavailable);
+    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 18, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 18, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1535,7 +1539,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSizeMany(cufftHandle handle, int r
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     cubind_result = call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 18), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 18), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -1564,13 +1568,13 @@ static CUBIND_COLD cufftResult slow_cufftGetSizeMany(cufftHandle handle, int ran
 
 cufftResult cubind_cufft_get_size_many(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
-    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__cached(&slots[18]);
+    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__cached(&cubind__cufft_slots[18]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 18, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1581,13 +1585,13 @@ typedef cufftResult (*cubind__cufftGetSize_fn)(cufftHandle handle, size_t *workS
 static cufftResult call_cufftGetSize(cufftHandle handle, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__resolve(&cubind__cufft_symbols, 19, &cubind_unavailable);
+    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__resolve(&cubind__cufft_symbols.table, 19, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 19, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 19, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1599,7 +1603,7 @@ static CUBIND_COLD cufftResult traced_cufftGetSize(cufftHandle handle, size_t *w
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetSize(handle, workSize);
     cubind_result = call_cufftGetSize(handle, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 19), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 19), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1618,13 +1622,13 @@ static CUBIND_COLD cufftResult slow_cufftGetSize(cufftHandle handle, size_t *wor
 
 cufftResult cubind_cufft_get_size(cufftHandle handle, size_t *workSize)
 {
-    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__cached(&slots[19]);
+    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__cached(&cubind__cufft_slots[19]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftGetSize(handle, workSize);
     cubind_status = cubind_fn(handle, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 19, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1635,13 +1639,13 @@ typedef cufftResult (*cubind__cufftSetWorkArea_fn)(cufftHandle plan, void *workA
 static cufftResult call_cufftSetWorkArea(cufftHandle plan, void *workArea)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols, 20, &cubind_unavailable);
+    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols.table, 20, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, workArea);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 20, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 20, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1653,7 +1657,7 @@ static CUBIND_COLD cufftResult traced_cufftSetWorkArea(cufftHandle plan, void *w
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftSetWorkArea(plan, workArea);
     cubind_result = call_cufftSetWorkArea(plan, workArea);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 20), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 20), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "workArea", (uintptr_t)workArea);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1672,13 +1676,13 @@ static CUBIND_COLD cufftResult slow_cufftSetWorkArea(cufftHandle plan, void *wor
 
 cufftResult cubind_cufft_set_work_area(cufftHandle plan, void *workArea)
 {
-    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__cached(&slots[20]);
+    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__cached(&cubind__cufft_slots[20]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftSetWorkArea(plan, workArea);
     cubind_status = cubind_fn(plan, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 20, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1689,13 +1693,13 @@ typedef cufftResult (*cubind__cufftSetAutoAllocation_fn)(cufftHandle plan, int a
 static cufftResult call_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__resolve(&cubind__cufft_symbols, 21, &cubind_unavailable);
+    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__resolve(&cubind__cufft_symbols.table, 21, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, autoAllocate);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 21, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 21, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1707,7 +1711,7 @@ static CUBIND_COLD cufftResult traced_cufftSetAutoAllocation(cufftHandle plan, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftSetAutoAllocation(plan, autoAllocate);
     cubind_result = call_cufftSetAutoAllocation(plan, autoAllocate);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 21), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 21), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "autoAllocate", (long long)autoAllocate);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1726,13 +1730,13 @@ static CUBIND_COLD cufftResult slow_cufftSetAutoAllocation(cufftHandle plan, int
 
 cufftResult cubind_cufft_set_auto_allocation(cufftHandle plan, int autoAllocate)
 {
-    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__cached(&slots[21]);
+    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__cached(&cubind__cufft_slots[21]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftSetAutoAllocation(plan, autoAllocate);
     cubind_status = cubind_fn(plan, autoAllocate);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 21, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1743,13 +1747,13 @@ typedef cufftResult (*cubind__cufftExecC2C_fn)(cufftHandle plan, cufftComplex *i
 static cufftResult call_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__resolve(&cubind__cufft_symbols, 22, &cubind_unavailable);
+    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 22, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata, direction);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 22, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 22, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1761,7 +1765,7 @@ static CUBIND_COLD cufftResult traced_cufftExecC2C(cufftHandle plan, cufftComple
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecC2C(plan, idata, odata, direction);
     cubind_result = call_cufftExecC2C(plan, idata, odata, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 22), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 22), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -1782,13 +1786,13 @@ static CUBIND_COLD cufftResult slow_cufftExecC2C(cufftHandle plan, cufftComplex 
 
 cufftResult cubind_cufft_exec_c2c(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
-    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__cached(&slots[22]);
+    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__cached(&cubind__cufft_slots[22]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftExecC2C(plan, idata, odata, direction);
     cubind_status = cubind_fn(plan, idata, odata, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 22, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1799,13 +1803,13 @@ typedef cufftResult (*cubind__cufftExecR2C_fn)(cufftHandle plan, cufftReal *idat
 static cufftResult call_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__resolve(&cubind__cufft_symbols, 23, &cubind_unavailable);
+    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 23, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 23, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 23, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1817,7 +1821,7 @@ static CUBIND_COLD cufftResult traced_cufftExecR2C(cufftHandle plan, cufftReal *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecR2C(plan, idata, odata);
     cubind_result = call_cufftExecR2C(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 23), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 23), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -1837,13 +1841,13 @@ static CUBIND_COLD cufftResult slow_cufftExecR2C(cufftHandle plan, cufftReal *id
 
 cufftResult cubind_cufft_exec_r2c(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
-    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__cached(&slots[23]);
+    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__cached(&cubind__cufft_slots[23]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftExecR2C(plan, idata, odata);
     cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 23, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1854,13 +1858,13 @@ typedef cufftResult (*cubind__cufftExecC2R_fn)(cufftHandle plan, cufftComplex *i
 static cufftResult call_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__resolve(&cubind__cufft_symbols, 24, &cubind_unavailable);
+    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__resolve(&cubind__cufft_symbols.table, 24, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 24, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 24, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1872,7 +1876,7 @@ static CUBIND_COLD cufftResult traced_cufftExecC2R(cufftHandle plan, cufftComple
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecC2R(plan, idata, odata);
     cubind_result = call_cufftExecC2R(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 24), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 24), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -1892,13 +1896,13 @@ static CUBIND_COLD cufftResult slow_cufftExecC2R(cufftHandle plan, cufftComplex 
 
 cufftResult cubind_cufft_exec_c2r(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
-    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__cached(&slots[24]);
+    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__cached(&cubind__cufft_slots[24]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftExecC2R(plan, idata, odata);
     cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 24, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1909,13 +1913,13 @@ typedef cufftResult (*cubind__cufftExecZ2Z_fn)(cufftHandle plan, cufftDoubleComp
 static cufftResult call_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__resolve(&cubind__cufft_symbols, 25, &cubind_unavailable);
+    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 25, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata, direction);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 25, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 25, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1927,7 +1931,7 @@ static CUBIND_COLD cufftResult traced_cufftExecZ2Z(cufftHandle plan, cufftDouble
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecZ2Z(plan, idata, odata, direction);
     cubind_result = call_cufftExecZ2Z(plan, idata, odata, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 25), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 25), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -1948,13 +1952,13 @@ static CUBIND_COLD cufftResult slow_cufftExecZ2Z(cufftHandle plan, cufftDoubleCo
 
 cufftResult cubind_cufft_exec_z2z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
-    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__cached(&slots[25]);
+    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__cached(&cubind__cufft_slots[25]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftExecZ2Z(plan, idata, odata, direction);
     cubind_status = cubind_fn(plan, idata, odata, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 25, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1965,13 +1969,13 @@ typedef cufftResult (*cubind__cufftExecD2Z_fn)(cufftHandle plan, cufftDoubleReal
 static cufftResult call_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__resolve(&cubind__cufft_symbols, 26, &cubind_unavailable);
+    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 26, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 26, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 26, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1983,7 +1987,7 @@ static CUBIND_COLD cufftResult traced_cufftExecD2Z(cufftHandle plan, cufftDouble
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecD2Z(plan, idata, odata);
     cubind_result = call_cufftExecD2Z(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 26), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 26), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -2003,13 +2007,13 @@ static CUBIND_COLD cufftResult slow_cufftExecD2Z(cufftHandle plan, cufftDoubleRe
 
 cufftResult cubind_cufft_exec_d2z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
-    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__cached(&slots[26]);
+    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__cached(&cubind__cufft_slots[26]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftExecD2Z(plan, idata, odata);
     cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 26, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2020,13 +2024,13 @@ typedef cufftResult (*cubind__cufftExecZ2D_fn)(cufftHandle plan, cufftDoubleComp
 static cufftResult call_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__resolve(&cubind__cufft_symbols, 27, &cubind_unavailable);
+    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__resolve(&cubind__cufft_symbols.table, 27, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, idata, odata);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 27, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 27, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2038,7 +2042,7 @@ static CUBIND_COLD cufftResult traced_cufftExecZ2D(cufftHandle plan, cufftDouble
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftExecZ2D(plan, idata, odata);
     cubind_result = call_cufftExecZ2D(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 27), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 27), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
         cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
@@ -2058,13 +2062,13 @@ static CUBIND_COLD cufftResult slow_cufftExecZ2D(cufftHandle plan, cufftDoubleCo
 
 cufftResult cubind_cufft_exec_z2d(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
-    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__cached(&slots[27]);
+    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__cached(&cubind__cufft_slots[27]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftExecZ2D(plan, idata, odata);
     cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 27, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2075,13 +2079,13 @@ typedef cufftResult (*cubind__cufftSetStream_fn)(cufftHandle plan, cudaStream_t 
 static cufftResult call_cufftSetStream(cufftHandle plan, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__resolve(&cubind__cufft_symbols, 28, &cubind_unavailable);
+    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__resolve(&cubind__cufft_symbols.table, 28, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, stream);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 28, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 28, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2093,7 +2097,7 @@ static CUBIND_COLD cufftResult traced_cufftSetStream(cufftHandle plan, cudaStrea
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftSetStream(plan, stream);
     cubind_result = call_cufftSetStream(plan, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 28), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 28), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2112,13 +2116,13 @@ static CUBIND_COLD cufftResult slow_cufftSetStream(cufftHandle plan, cudaStream_
 
 cufftResult cubind_cufft_set_stream(cufftHandle plan, cudaStream_t stream)
 {
-    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__cached(&slots[28]);
+    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__cached(&cubind__cufft_slots[28]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftSetStream(plan, stream);
     cubind_status = cubind_fn(plan, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 28, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2129,13 +2133,13 @@ typedef cufftResult (*cubind__cufftDestroy_fn)(cufftHandle plan);
 static cufftResult call_cufftDestroy(cufftHandle plan)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__resolve(&cubind__cufft_symbols, 29, &cubind_unavailable);
+    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__resolve(&cubind__cufft_symbols.table, 29, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 29, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 29, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2147,7 +2151,7 @@ static CUBIND_COLD cufftResult traced_cufftDestroy(cufftHandle plan)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftDestroy(plan);
     cubind_result = call_cufftDestroy(plan);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 29), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 29), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2165,13 +2169,13 @@ static CUBIND_COLD cufftResult slow_cufftDestroy(cufftHandle plan)
 
 cufftResult cubind_cufft_destroy(cufftHandle plan)
 {
-    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__cached(&slots[29]);
+    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__cached(&cubind__cufft_slots[29]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftDestroy(plan);
     cubind_status = cubind_fn(plan);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 29, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2182,13 +2186,13 @@ typedef cufftResult (*cubind__cufftGetVersion_fn)(int *version);
 static cufftResult call_cufftGetVersion(int *version)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__resolve(&cubind__cufft_symbols, 30, &cubind_unavailable);
+    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__resolve(&cubind__cufft_symbols.table, 30, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(version);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 30, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 30, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2200,7 +2204,7 @@ static CUBIND_COLD cufftResult traced_cufftGetVersion(int *version)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetVersion(version);
     cubind_result = call_cufftGetVersion(version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 30), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 30), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2218,13 +2222,13 @@ static CUBIND_COLD cufftResult slow_cufftGetVersion(int *version)
 
 cufftResult cubind_cufft_get_version(int *version)
 {
-    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__cached(&slots[30]);
+    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__cached(&cubind__cufft_slots[30]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftGetVersion(version);
     cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 30, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2235,13 +2239,13 @@ typedef cufftResult (*cubind__cufftGetProperty_fn)(libraryPropertyType type, int
 static cufftResult call_cufftGetProperty(libraryPropertyType type, int *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__resolve(&cubind__cufft_symbols, 31, &cubind_unavailable);
+    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__resolve(&cubind__cufft_symbols.table, 31, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(type, value);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 31, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 31, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2253,7 +2257,7 @@ static CUBIND_COLD cufftResult traced_cufftGetProperty(libraryPropertyType type,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetProperty(type, value);
     cubind_result = call_cufftGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 31), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 31), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_1((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2272,13 +2276,13 @@ static CUBIND_COLD cufftResult slow_cufftGetProperty(libraryPropertyType type, i
 
 cufftResult cubind_cufft_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__cached(&slots[31]);
+    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__cached(&cubind__cufft_slots[31]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftGetProperty(type, value);
     cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 31, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2289,13 +2293,13 @@ typedef cufftResult (*cubind__cufftSetPlanPropertyInt64_fn)(cufftHandle plan, cu
 static cufftResult call_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols, 32, &cubind_unavailable);
+    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols.table, 32, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, property, inputValueInt);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 32, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 32, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2307,7 +2311,7 @@ static CUBIND_COLD cufftResult traced_cufftSetPlanPropertyInt64(cufftHandle plan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
     cubind_result = call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 32), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 32), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
         cubind__trace_signed(&cubind_call, "inputValueInt", (long long)inputValueInt);
@@ -2327,13 +2331,13 @@ static CUBIND_COLD cufftResult slow_cufftSetPlanPropertyInt64(cufftHandle plan, 
 
 cufftResult cubind_cufft_set_plan_property_int64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
-    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__cached(&slots[32]);
+    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__cached(&cubind__cufft_slots[32]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
     cubind_status = cubind_fn(plan, property, inputValueInt);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 32, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2344,13 +2348,13 @@ typedef cufftResult (*cubind__cufftGetPlanPropertyInt64_fn)(cufftHandle plan, cu
 static cufftResult call_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols, 33, &cubind_unavailable);
+    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols.table, 33, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, property, returnPtrValue);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 33, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 33, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2362,7 +2366,7 @@ static CUBIND_COLD cufftResult traced_cufftGetPlanPropertyInt64(cufftHandle plan
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
     cubind_result = call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 33), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 33), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
         cubind__trace_pointer(&cubind_call, "returnPtrValue", (uintptr_t)returnPtrValue);
@@ -2382,13 +2386,13 @@ static CUBIND_COLD cufftResult slow_cufftGetPlanPropertyInt64(cufftHandle plan, 
 
 cufftResult cubind_cufft_get_plan_property_int64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
-    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__cached(&slots[33]);
+    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__cached(&cubind__cufft_slots[33]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
     cubind_status = cubind_fn(plan, property, returnPtrValue);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 33, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2399,13 +2403,13 @@ typedef cufftResult (*cubind__cufftResetPlanProperty_fn)(cufftHandle plan, cufft
 static cufftResult call_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__resolve(&cubind__cufft_symbols, 34, &cubind_unavailable);
+    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__resolve(&cubind__cufft_symbols.table, 34, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, property);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 34, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 34, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2417,7 +2421,7 @@ static CUBIND_COLD cufftResult traced_cufftResetPlanProperty(cufftHandle plan, c
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftResetPlanProperty(plan, property);
     cubind_result = call_cufftResetPlanProperty(plan, property);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 34), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 34), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2436,13 +2440,13 @@ static CUBIND_COLD cufftResult slow_cufftResetPlanProperty(cufftHandle plan, cuf
 
 cufftResult cubind_cufft_reset_plan_property(cufftHandle plan, cufftProperty property)
 {
-    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__cached(&slots[34]);
+    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__cached(&cubind__cufft_slots[34]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftResetPlanProperty(plan, property);
     cubind_status = cubind_fn(plan, property);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 34, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2453,13 +2457,13 @@ typedef cufftResult (*cubind__cufftXtSetGPUs_fn)(cufftHandle handle, int nGPUs, 
 static cufftResult call_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__resolve(&cubind__cufft_symbols, 35, &cubind_unavailable);
+    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__resolve(&cubind__cufft_symbols.table, 35, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 35, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 35, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2471,7 +2475,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetGPUs(cufftHandle handle, int nGP
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
     cubind_result = call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 35), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 35), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "handle", (long long)handle);
         cubind__trace_signed(&cubind_call, "nGPUs", (long long)nGPUs);
         cubind__trace_pointer(&cubind_call, "whichGPUs", (uintptr_t)whichGPUs);
@@ -2491,13 +2495,13 @@ static CUBIND_COLD cufftResult slow_cufftXtSetGPUs(cufftHandle handle, int nGPUs
 
 cufftResult cubind_cufft_xt_set_gpus(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
-    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__cached(&slots[35]);
+    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__cached(&cubind__cufft_slots[35]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
     cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 35, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2508,13 +2512,13 @@ typedef cufftResult (*cubind__cufftXtMalloc_fn)(cufftHandle plan, cudaLibXtDesc 
 static cufftResult call_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__resolve(&cubind__cufft_symbols, 36, &cubind_unavailable);
+    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__resolve(&cubind__cufft_symbols.table, 36, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, descriptor, format);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 36, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 36, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2526,7 +2530,7 @@ static CUBIND_COLD cufftResult traced_cufftXtMalloc(cufftHandle plan, cudaLibXtD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtMalloc(plan, descriptor, format);
     cubind_result = call_cufftXtMalloc(plan, descriptor, format);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 36), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 36), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_enum(&cubind_call, "format", trace_enum_3((long long)format), (long long)format);
@@ -2546,13 +2550,13 @@ static CUBIND_COLD cufftResult slow_cufftXtMalloc(cufftHandle plan, cudaLibXtDes
 
 cufftResult cubind_cufft_xt_malloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
-    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__cached(&slots[36]);
+    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__cached(&cubind__cufft_slots[36]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtMalloc(plan, descriptor, format);
     cubind_status = cubind_fn(plan, descriptor, format);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 36, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2563,13 +2567,13 @@ typedef cufftResult (*cubind__cufftXtMemcpy_fn)(cufftHandle plan, void *dstPoint
 static cufftResult call_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__resolve(&cubind__cufft_symbols, 37, &cubind_unavailable);
+    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__resolve(&cubind__cufft_symbols.table, 37, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 37, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 37, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2581,7 +2585,7 @@ static CUBIND_COLD cufftResult traced_cufftXtMemcpy(cufftHandle plan, void *dstP
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
     cubind_result = call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 37), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 37), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "dstPointer", (uintptr_t)dstPointer);
         cubind__trace_pointer(&cubind_call, "srcPointer", (uintptr_t)srcPointer);
@@ -2602,13 +2606,13 @@ static CUBIND_COLD cufftResult slow_cufftXtMemcpy(cufftHandle plan, void *dstPoi
 
 cufftResult cubind_cufft_xt_memcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
-    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__cached(&slots[37]);
+    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__cached(&cubind__cufft_slots[37]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
     cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 37, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2619,13 +2623,13 @@ typedef cufftResult (*cubind__cufftXtFree_fn)(cudaLibXtDesc *descriptor);
 static cufftResult call_cufftXtFree(cudaLibXtDesc *descriptor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__resolve(&cubind__cufft_symbols, 38, &cubind_unavailable);
+    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__resolve(&cubind__cufft_symbols.table, 38, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(descriptor);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 38, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 38, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2637,7 +2641,7 @@ static CUBIND_COLD cufftResult traced_cufftXtFree(cudaLibXtDesc *descriptor)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtFree(descriptor);
     cubind_result = call_cufftXtFree(descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 38), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 38), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2655,13 +2659,13 @@ static CUBIND_COLD cufftResult slow_cufftXtFree(cudaLibXtDesc *descriptor)
 
 cufftResult cubind_cufft_xt_free(cudaLibXtDesc *descriptor)
 {
-    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__cached(&slots[38]);
+    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__cached(&cubind__cufft_slots[38]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtFree(descriptor);
     cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 38, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2672,13 +2676,13 @@ typedef cufftResult (*cubind__cufftXtSetWorkArea_fn)(cufftHandle plan, void **wo
 static cufftResult call_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols, 39, &cubind_unavailable);
+    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols.table, 39, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, workArea);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 39, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 39, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2690,7 +2694,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetWorkArea(cufftHandle plan, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetWorkArea(plan, workArea);
     cubind_result = call_cufftXtSetWorkArea(plan, workArea);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 39), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 39), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "workArea", (uintptr_t)workArea);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -2709,13 +2713,13 @@ static CUBIND_COLD cufftResult slow_cufftXtSetWorkArea(cufftHandle plan, void **
 
 cufftResult cubind_cufft_xt_set_work_area(cufftHandle plan, void **workArea)
 {
-    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__cached(&slots[39]);
+    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__cached(&cubind__cufft_slots[39]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtSetWorkArea(plan, workArea);
     cubind_status = cubind_fn(plan, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 39, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2726,13 +2730,13 @@ typedef cufftResult (*cubind__cufftXtExecDescriptorC2C_fn)(cufftHandle plan, cud
 static cufftResult call_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__resolve(&cubind__cufft_symbols, 40, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 40, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output, direction);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 40, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 40, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2744,7 +2748,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2C(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorC2C(plan, input, output, direction);
     cubind_result = call_cufftXtExecDescriptorC2C(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 40), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 40), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2765,13 +2769,13 @@ static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2C(cufftHandle plan, c
 
 cufftResult cubind_cufft_xt_exec_descriptor_c2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__cached(&slots[40]);
+    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__cached(&cubind__cufft_slots[40]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtExecDescriptorC2C(plan, input, output, direction);
     cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 40, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2782,13 +2786,13 @@ typedef cufftResult (*cubind__cufftXtExecDescriptorR2C_fn)(cufftHandle plan, cud
 static cufftResult call_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__resolve(&cubind__cufft_symbols, 41, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 41, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 41, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 41, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2800,7 +2804,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorR2C(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorR2C(plan, input, output);
     cubind_result = call_cufftXtExecDescriptorR2C(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 41), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 41), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2820,13 +2824,13 @@ static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorR2C(cufftHandle plan, c
 
 cufftResult cubind_cufft_xt_exec_descriptor_r2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__cached(&slots[41]);
+    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__cached(&cubind__cufft_slots[41]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtExecDescriptorR2C(plan, input, output);
     cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 41, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2837,13 +2841,13 @@ typedef cufftResult (*cubind__cufftXtExecDescriptorC2R_fn)(cufftHandle plan, cud
 static cufftResult call_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__resolve(&cubind__cufft_symbols, 42, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__resolve(&cubind__cufft_symbols.table, 42, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 42, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 42, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2855,7 +2859,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2R(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorC2R(plan, input, output);
     cubind_result = call_cufftXtExecDescriptorC2R(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 42), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 42), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2875,13 +2879,13 @@ static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2R(cufftHandle plan, c
 
 cufftResult cubind_cufft_xt_exec_descriptor_c2r(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__cached(&slots[42]);
+    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__cached(&cubind__cufft_slots[42]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtExecDescriptorC2R(plan, input, output);
     cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 42, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2892,13 +2896,13 @@ typedef cufftResult (*cubind__cufftXtExecDescriptorZ2Z_fn)(cufftHandle plan, cud
 static cufftResult call_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__resolve(&cubind__cufft_symbols, 43, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 43, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output, direction);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 43, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 43, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2910,7 +2914,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2Z(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
     cubind_result = call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 43), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 43), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2931,13 +2935,13 @@ static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2Z(cufftHandle plan, c
 
 cufftResult cubind_cufft_xt_exec_descriptor_z2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__cached(&slots[43]);
+    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__cached(&cubind__cufft_slots[43]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
     cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 43, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2948,13 +2952,13 @@ typedef cufftResult (*cubind__cufftXtExecDescriptorD2Z_fn)(cufftHandle plan, cud
 static cufftResult call_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__resolve(&cubind__cufft_symbols, 44, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 44, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 44, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 44, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2966,7 +2970,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorD2Z(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorD2Z(plan, input, output);
     cubind_result = call_cufftXtExecDescriptorD2Z(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 44), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 44), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -2986,13 +2990,13 @@ static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorD2Z(cufftHandle plan, c
 
 cufftResult cubind_cufft_xt_exec_descriptor_d2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__cached(&slots[44]);
+    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__cached(&cubind__cufft_slots[44]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtExecDescriptorD2Z(plan, input, output);
     cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 44, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3003,13 +3007,13 @@ typedef cufftResult (*cubind__cufftXtExecDescriptorZ2D_fn)(cufftHandle plan, cud
 static cufftResult call_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__resolve(&cubind__cufft_symbols, 45, &cubind_unavailable);
+    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__resolve(&cubind__cufft_symbols.table, 45, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 45, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 45, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3021,7 +3025,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2D(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptorZ2D(plan, input, output);
     cubind_result = call_cufftXtExecDescriptorZ2D(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 45), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 45), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -3041,13 +3045,13 @@ static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2D(cufftHandle plan, c
 
 cufftResult cubind_cufft_xt_exec_descriptor_z2d(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__cached(&slots[45]);
+    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__cached(&cubind__cufft_slots[45]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtExecDescriptorZ2D(plan, input, output);
     cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 45, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3058,13 +3062,13 @@ typedef cufftResult (*cubind__cufftXtQueryPlan_fn)(cufftHandle plan, void *query
 static cufftResult call_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__resolve(&cubind__cufft_symbols, 46, &cubind_unavailable);
+    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__resolve(&cubind__cufft_symbols.table, 46, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, queryStruct, queryType);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 46, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 46, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3076,7 +3080,7 @@ static CUBIND_COLD cufftResult traced_cufftXtQueryPlan(cufftHandle plan, void *q
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtQueryPlan(plan, queryStruct, queryType);
     cubind_result = call_cufftXtQueryPlan(plan, queryStruct, queryType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 46), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 46), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "queryStruct", (uintptr_t)queryStruct);
         cubind__trace_enum(&cubind_call, "queryType", trace_enum_5((long long)queryType), (long long)queryType);
@@ -3096,13 +3100,13 @@ static CUBIND_COLD cufftResult slow_cufftXtQueryPlan(cufftHandle plan, void *que
 
 cufftResult cubind_cufft_xt_query_plan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
-    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__cached(&slots[46]);
+    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__cached(&cubind__cufft_slots[46]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtQueryPlan(plan, queryStruct, queryType);
     cubind_status = cubind_fn(plan, queryStruct, queryType);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 46, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3113,13 +3117,13 @@ typedef cufftResult (*cubind__cufftXtSetCallback_fn)(cufftHandle plan, void **ca
 static cufftResult call_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__resolve(&cubind__cufft_symbols, 47, &cubind_unavailable);
+    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 47, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 47, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 47, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3131,7 +3135,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetCallback(cufftHandle plan, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
     cubind_result = call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 47), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 47), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "callback_routine", (uintptr_t)callback_routine);
         cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
@@ -3152,13 +3156,13 @@ static CUBIND_COLD cufftResult slow_cufftXtSetCallback(cufftHandle plan, void **
 
 cufftResult cubind_cufft_xt_set_callback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
-    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__cached(&slots[47]);
+    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__cached(&cubind__cufft_slots[47]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
     cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 47, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3169,13 +3173,13 @@ typedef cufftResult (*cubind__cufftXtClearCallback_fn)(cufftHandle plan, cufftXt
 static cufftResult call_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__resolve(&cubind__cufft_symbols, 48, &cubind_unavailable);
+    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 48, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, cbType);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 48, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 48, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3187,7 +3191,7 @@ static CUBIND_COLD cufftResult traced_cufftXtClearCallback(cufftHandle plan, cuf
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtClearCallback(plan, cbType);
     cubind_result = call_cufftXtClearCallback(plan, cbType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 48), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 48), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -3206,13 +3210,13 @@ static CUBIND_COLD cufftResult slow_cufftXtClearCallback(cufftHandle plan, cufft
 
 cufftResult cubind_cufft_xt_clear_callback(cufftHandle plan, cufftXtCallbackType cbType)
 {
-    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__cached(&slots[48]);
+    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__cached(&cubind__cufft_slots[48]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtClearCallback(plan, cbType);
     cubind_status = cubind_fn(plan, cbType);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 48, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3223,13 +3227,13 @@ typedef cufftResult (*cubind__cufftXtSetCallbackSharedSize_fn)(cufftHandle plan,
 static cufftResult call_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__resolve(&cubind__cufft_symbols, 49, &cubind_unavailable);
+    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__resolve(&cubind__cufft_symbols.table, 49, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, cbType, sharedSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 49, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 49, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3241,7 +3245,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetCallbackSharedSize(cufftHandle p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
     cubind_result = call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 49), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 49), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
         cubind__trace_unsigned(&cubind_call, "sharedSize", (unsigned long long)sharedSize);
@@ -3261,13 +3265,13 @@ static CUBIND_COLD cufftResult slow_cufftXtSetCallbackSharedSize(cufftHandle pla
 
 cufftResult cubind_cufft_xt_set_callback_shared_size(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
-    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__cached(&slots[49]);
+    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__cached(&cubind__cufft_slots[49]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
     cubind_status = cubind_fn(plan, cbType, sharedSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 49, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3278,13 +3282,13 @@ typedef cufftResult (*cubind__cufftXtSetJITCallback_fn)(cufftHandle plan, const 
 static cufftResult call_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__resolve(&cubind__cufft_symbols, 50, &cubind_unavailable);
+    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 50, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 50, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 50, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3296,7 +3300,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetJITCallback(cufftHandle plan, co
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     cubind_result = call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 50), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 50), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "lto_callback_symbol_name", (uintptr_t)lto_callback_symbol_name);
         cubind__trace_pointer(&cubind_call, "lto_callback_fatbin", (uintptr_t)lto_callback_fatbin);
@@ -3319,13 +3323,13 @@ static CUBIND_COLD cufftResult slow_cufftXtSetJITCallback(cufftHandle plan, cons
 
 cufftResult cubind_cufft_xt_set_jit_callback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
-    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__cached(&slots[50]);
+    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__cached(&cubind__cufft_slots[50]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 50, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 50, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3336,13 +3340,13 @@ typedef cufftResult (*cubind__cufftXtMakePlanMany_fn)(cufftHandle plan, int rank
 static cufftResult call_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols, 51, &cubind_unavailable);
+    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 51, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 51, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 51, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3354,7 +3358,7 @@ static CUBIND_COLD cufftResult traced_cufftXtMakePlanMany(cufftHandle plan, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cubind_result = call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 51), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 51), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -3385,13 +3389,13 @@ static CUBIND_COLD cufftResult slow_cufftXtMakePlanMany(cufftHandle plan, int ra
 
 cufftResult cubind_cufft_xt_make_plan_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__cached(&slots[51]);
+    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__cached(&cubind__cufft_slots[51]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 51, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 51, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3402,13 +3406,13 @@ typedef cufftResult (*cubind__cufftXtGetSizeMany_fn)(cufftHandle plan, int rank,
 static cufftResult call_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols, 52, &cubind_unavailable);
+    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 52, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 52, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 52, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3420,7 +3424,7 @@ static CUBIND_COLD cufftResult traced_cufftXtGetSizeMany(cufftHandle plan, int r
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cubind_result = call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 52), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 52), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_signed(&cubind_call, "rank", (long long)rank);
         cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
@@ -3451,13 +3455,13 @@ static CUBIND_COLD cufftResult slow_cufftXtGetSizeMany(cufftHandle plan, int ran
 
 cufftResult cubind_cufft_xt_get_size_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__cached(&slots[52]);
+    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__cached(&cubind__cufft_slots[52]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 52, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 52, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3468,13 +3472,13 @@ typedef cufftResult (*cubind__cufftXtExec_fn)(cufftHandle plan, void *input, voi
 static cufftResult call_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__resolve(&cubind__cufft_symbols, 53, &cubind_unavailable);
+    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__resolve(&cubind__cufft_symbols.table, 53, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output, direction);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 53, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 53, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3486,7 +3490,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExec(cufftHandle plan, void *input,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExec(plan, input, output, direction);
     cubind_result = call_cufftXtExec(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 53), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 53), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -3507,13 +3511,13 @@ static CUBIND_COLD cufftResult slow_cufftXtExec(cufftHandle plan, void *input, v
 
 cufftResult cubind_cufft_xt_exec(cufftHandle plan, void *input, void *output, int direction)
 {
-    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__cached(&slots[53]);
+    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__cached(&cubind__cufft_slots[53]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtExec(plan, input, output, direction);
     cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 53, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 53, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3524,13 +3528,13 @@ typedef cufftResult (*cubind__cufftXtExecDescriptor_fn)(cufftHandle plan, cudaLi
 static cufftResult call_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__resolve(&cubind__cufft_symbols, 54, &cubind_unavailable);
+    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__resolve(&cubind__cufft_symbols.table, 54, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, input, output, direction);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 54, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 54, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3542,7 +3546,7 @@ static CUBIND_COLD cufftResult traced_cufftXtExecDescriptor(cufftHandle plan, cu
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtExecDescriptor(plan, input, output, direction);
     cubind_result = call_cufftXtExecDescriptor(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 54), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 54), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
         cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
@@ -3563,13 +3567,13 @@ static CUBIND_COLD cufftResult slow_cufftXtExecDescriptor(cufftHandle plan, cuda
 
 cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__cached(&slots[54]);
+    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__cached(&cubind__cufft_slots[54]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtExecDescriptor(plan, input, output, direction);
     cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 54, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 54, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -3580,13 +3584,13 @@ typedef cufftResult (*cubind__cufftXtSetWorkAreaPolicy_fn)(cufftHandle plan, cuf
 static cufftResult call_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__resolve(&cubind__cufft_symbols, 55, &cubind_unavailable);
+    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__resolve(&cubind__cufft_symbols.table, 55, &cubind_unavailable);
     cufftResult cubind_status;
     if (cubind_fn == NULL)
         return (cufftResult)cubind_unavailable;
     cubind_status = cubind_fn(plan, policy, workSize);
     if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 55, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 55, (int)cubind_status);
     return cubind_status;
 }
 
@@ -3598,7 +3602,7 @@ static CUBIND_COLD cufftResult traced_cufftXtSetWorkAreaPolicy(cufftHandle plan,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
         return call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
     cubind_result = call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols, 55), cubind_result != CUFFT_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 55), cubind_result != CUFFT_SUCCESS)) {
         cubind__trace_signed(&cubind_call, "plan", (long long)plan);
         cubind__trace_enum(&cubind_call, "policy", trace_enum_8((long long)policy), (long long)policy);
         cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
@@ -3618,13 +3622,13 @@ static CUBIND_COLD cufftResult slow_cufftXtSetWorkAreaPolicy(cufftHandle plan, c
 
 cufftResult cubind_cufft_xt_set_work_area_policy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
-    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__cached(&slots[55]);
+    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__cached(&cubind__cufft_slots[55]);
     cufftResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
     cubind_status = cubind_fn(plan, policy, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols, 55, (int)cubind_status);
+        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 55, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -16,168 +16,172 @@
 
 #define SYMBOL_COUNT 29
 
-static cubind__slot slots[SYMBOL_COUNT];
-static cubind__slot traced_slots[SYMBOL_COUNT];
+/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+ * (handed to the loader by cubind__slots, generated/src/libraries.c). */
+cubind__slot cubind__curand_slots[2 * SYMBOL_COUNT];
 
-/* Every name of the library, one member each: the table below holds their offsets, so it
- * is read-only and needs no relocation when libcubind is loaded. */
-static const struct names {
-    char symbol_curandCreateGenerator[22];
-    char wrapper_cubind_curand_create_generator[31];
-    char symbol_curandCreateGeneratorHost[26];
-    char wrapper_cubind_curand_create_generator_host[36];
-    char symbol_curandDestroyGenerator[23];
-    char wrapper_cubind_curand_destroy_generator[32];
-    char symbol_curandGetVersion[17];
-    char wrapper_cubind_curand_get_version[26];
-    char symbol_curandGetProperty[18];
-    char wrapper_cubind_curand_get_property[27];
-    char symbol_curandSetStream[16];
-    char wrapper_cubind_curand_set_stream[25];
-    char symbol_curandSetPseudoRandomGeneratorSeed[35];
-    char wrapper_cubind_curand_set_pseudo_random_generator_seed[47];
-    char symbol_curandSetGeneratorOffset[25];
-    char wrapper_cubind_curand_set_generator_offset[35];
-    char symbol_curandSetGeneratorOrdering[27];
-    char wrapper_cubind_curand_set_generator_ordering[37];
-    char symbol_curandSetQuasiRandomGeneratorDimensions[40];
-    char wrapper_cubind_curand_set_quasi_random_generator_dimensions[52];
-    char symbol_curandGenerate[15];
-    char wrapper_cubind_curand_generate[23];
-    char symbol_curandGenerateLongLong[23];
-    char wrapper_cubind_curand_generate_long_long[33];
-    char symbol_curandGenerateUniform[22];
-    char wrapper_cubind_curand_generate_uniform[31];
-    char symbol_curandGenerateUniformDouble[28];
-    char wrapper_cubind_curand_generate_uniform_double[38];
-    char symbol_curandGenerateNormal[21];
-    char wrapper_cubind_curand_generate_normal[30];
-    char symbol_curandGenerateNormalDouble[27];
-    char wrapper_cubind_curand_generate_normal_double[37];
-    char symbol_curandGenerateLogNormal[24];
-    char wrapper_cubind_curand_generate_log_normal[34];
-    char symbol_curandGenerateLogNormalDouble[30];
-    char wrapper_cubind_curand_generate_log_normal_double[41];
-    char symbol_curandCreatePoissonDistribution[32];
-    char wrapper_cubind_curand_create_poisson_distribution[42];
-    char symbol_curandDestroyDistribution[26];
-    char wrapper_cubind_curand_destroy_distribution[35];
-    char symbol_curandGeneratePoisson[22];
-    char wrapper_cubind_curand_generate_poisson[31];
-    char symbol_curandGeneratePoissonMethod[28];
-    char wrapper_cubind_curand_generate_poisson_method[38];
-    char symbol_curandGenerateBinomial[23];
-    char wrapper_cubind_curand_generate_binomial[32];
-    char symbol_curandGenerateBinomialMethod[29];
-    char wrapper_cubind_curand_generate_binomial_method[39];
-    char symbol_curandGenerateSeeds[20];
-    char wrapper_cubind_curand_generate_seeds[29];
-    char symbol_curandGetDirectionVectors32[28];
-    char wrapper_cubind_curand_get_direction_vectors32[38];
-    char symbol_curandGetScrambleConstants32[29];
-    char wrapper_cubind_curand_get_scramble_constants32[39];
-    char symbol_curandGetDirectionVectors64[28];
-    char wrapper_cubind_curand_get_direction_vectors64[38];
-    char symbol_curandGetScrambleConstants64[29];
-    char wrapper_cubind_curand_get_scramble_constants64[39];
-} names = {
-    "curandCreateGenerator",
-    "cubind_curand_create_generator",
-    "curandCreateGeneratorHost",
-    "cubind_curand_create_generator_host",
-    "curandDestroyGenerator",
-    "cubind_curand_destroy_generator",
-    "curandGetVersion",
-    "cubind_curand_get_version",
-    "curandGetProperty",
-    "cubind_curand_get_property",
-    "curandSetStream",
-    "cubind_curand_set_stream",
-    "curandSetPseudoRandomGeneratorSeed",
-    "cubind_curand_set_pseudo_random_generator_seed",
-    "curandSetGeneratorOffset",
-    "cubind_curand_set_generator_offset",
-    "curandSetGeneratorOrdering",
-    "cubind_curand_set_generator_ordering",
-    "curandSetQuasiRandomGeneratorDimensions",
-    "cubind_curand_set_quasi_random_generator_dimensions",
-    "curandGenerate",
-    "cubind_curand_generate",
-    "curandGenerateLongLong",
-    "cubind_curand_generate_long_long",
-    "curandGenerateUniform",
-    "cubind_curand_generate_uniform",
-    "curandGenerateUniformDouble",
-    "cubind_curand_generate_uniform_double",
-    "curandGenerateNormal",
-    "cubind_curand_generate_normal",
-    "curandGenerateNormalDouble",
-    "cubind_curand_generate_normal_double",
-    "curandGenerateLogNormal",
-    "cubind_curand_generate_log_normal",
-    "curandGenerateLogNormalDouble",
-    "cubind_curand_generate_log_normal_double",
-    "curandCreatePoissonDistribution",
-    "cubind_curand_create_poisson_distribution",
-    "curandDestroyDistribution",
-    "cubind_curand_destroy_distribution",
-    "curandGeneratePoisson",
-    "cubind_curand_generate_poisson",
-    "curandGeneratePoissonMethod",
-    "cubind_curand_generate_poisson_method",
-    "curandGenerateBinomial",
-    "cubind_curand_generate_binomial",
-    "curandGenerateBinomialMethod",
-    "cubind_curand_generate_binomial_method",
-    "curandGenerateSeeds",
-    "cubind_curand_generate_seeds",
-    "curandGetDirectionVectors32",
-    "cubind_curand_get_direction_vectors32",
-    "curandGetScrambleConstants32",
-    "cubind_curand_get_scramble_constants32",
-    "curandGetDirectionVectors64",
-    "cubind_curand_get_direction_vectors64",
-    "curandGetScrambleConstants64",
-    "cubind_curand_get_scramble_constants64",
-};
-
+/* The symbol table: the header the loader reads, every name of the library (one member each),
+ * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
+ * needs no relocation when libcubind is loaded. */
+const struct cubind__curand_symbols {
+    cubind__symbol_table table;
+    struct names {
+        char symbol_curandCreateGenerator[22];
+        char wrapper_cubind_curand_create_generator[31];
+        char symbol_curandCreateGeneratorHost[26];
+        char wrapper_cubind_curand_create_generator_host[36];
+        char symbol_curandDestroyGenerator[23];
+        char wrapper_cubind_curand_destroy_generator[32];
+        char symbol_curandGetVersion[17];
+        char wrapper_cubind_curand_get_version[26];
+        char symbol_curandGetProperty[18];
+        char wrapper_cubind_curand_get_property[27];
+        char symbol_curandSetStream[16];
+        char wrapper_cubind_curand_set_stream[25];
+        char symbol_curandSetPseudoRandomGeneratorSeed[35];
+        char wrapper_cubind_curand_set_pseudo_random_generator_seed[47];
+        char symbol_curandSetGeneratorOffset[25];
+        char wrapper_cubind_curand_set_generator_offset[35];
+        char symbol_curandSetGeneratorOrdering[27];
+        char wrapper_cubind_curand_set_generator_ordering[37];
+        char symbol_curandSetQuasiRandomGeneratorDimensions[40];
+        char wrapper_cubind_curand_set_quasi_random_generator_dimensions[52];
+        char symbol_curandGenerate[15];
+        char wrapper_cubind_curand_generate[23];
+        char symbol_curandGenerateLongLong[23];
+        char wrapper_cubind_curand_generate_long_long[33];
+        char symbol_curandGenerateUniform[22];
+        char wrapper_cubind_curand_generate_uniform[31];
+        char symbol_curandGenerateUniformDouble[28];
+        char wrapper_cubind_curand_generate_uniform_double[38];
+        char symbol_curandGenerateNormal[21];
+        char wrapper_cubind_curand_generate_normal[30];
+        char symbol_curandGenerateNormalDouble[27];
+        char wrapper_cubind_curand_generate_normal_double[37];
+        char symbol_curandGenerateLogNormal[24];
+        char wrapper_cubind_curand_generate_log_normal[34];
+        char symbol_curandGenerateLogNormalDouble[30];
+        char wrapper_cubind_curand_generate_log_normal_double[41];
+        char symbol_curandCreatePoissonDistribution[32];
+        char wrapper_cubind_curand_create_poisson_distribution[42];
+        char symbol_curandDestroyDistribution[26];
+        char wrapper_cubind_curand_destroy_distribution[35];
+        char symbol_curandGeneratePoisson[22];
+        char wrapper_cubind_curand_generate_poisson[31];
+        char symbol_curandGeneratePoissonMethod[28];
+        char wrapper_cubind_curand_generate_poisson_method[38];
+        char symbol_curandGenerateBinomial[23];
+        char wrapper_cubind_curand_generate_binomial[32];
+        char symbol_curandGenerateBinomialMethod[29];
+        char wrapper_cubind_curand_generate_binomial_method[39];
+        char symbol_curandGenerateSeeds[20];
+        char wrapper_cubind_curand_generate_seeds[29];
+        char symbol_curandGetDirectionVectors32[28];
+        char wrapper_cubind_curand_get_direction_vectors32[38];
+        char symbol_curandGetScrambleConstants32[29];
+        char wrapper_cubind_curand_get_scramble_constants32[39];
+        char symbol_curandGetDirectionVectors64[28];
+        char wrapper_cubind_curand_get_direction_vectors64[38];
+        char symbol_curandGetScrambleConstants64[29];
+        char wrapper_cubind_curand_get_scramble_constants64[39];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+} cubind__curand_symbols = {
+    {CUBIND_LIB_CURAND, SYMBOL_COUNT, offsetof(struct cubind__curand_symbols, names),
+     offsetof(struct cubind__curand_symbols, offsets)},
+    {
+        "curandCreateGenerator",
+        "cubind_curand_create_generator",
+        "curandCreateGeneratorHost",
+        "cubind_curand_create_generator_host",
+        "curandDestroyGenerator",
+        "cubind_curand_destroy_generator",
+        "curandGetVersion",
+        "cubind_curand_get_version",
+        "curandGetProperty",
+        "cubind_curand_get_property",
+        "curandSetStream",
+        "cubind_curand_set_stream",
+        "curandSetPseudoRandomGeneratorSeed",
+        "cubind_curand_set_pseudo_random_generator_seed",
+        "curandSetGeneratorOffset",
+        "cubind_curand_set_generator_offset",
+        "curandSetGeneratorOrdering",
+        "cubind_curand_set_generator_ordering",
+        "curandSetQuasiRandomGeneratorDimensions",
+        "cubind_curand_set_quasi_random_generator_dimensions",
+        "curandGenerate",
+        "cubind_curand_generate",
+        "curandGenerateLongLong",
+        "cubind_curand_generate_long_long",
+        "curandGenerateUniform",
+        "cubind_curand_generate_uniform",
+        "curandGenerateUniformDouble",
+        "cubind_curand_generate_uniform_double",
+        "curandGenerateNormal",
+        "cubind_curand_generate_normal",
+        "curandGenerateNormalDouble",
+        "cubind_curand_generate_normal_double",
+        "curandGenerateLogNormal",
+        "cubind_curand_generate_log_normal",
+        "curandGenerateLogNormalDouble",
+        "cubind_curand_generate_log_normal_double",
+        "curandCreatePoissonDistribution",
+        "cubind_curand_create_poisson_distribution",
+        "curandDestroyDistribution",
+        "cubind_curand_destroy_distribution",
+        "curandGeneratePoisson",
+        "cubind_curand_generate_poisson",
+        "curandGeneratePoissonMethod",
+        "cubind_curand_generate_poisson_method",
+        "curandGenerateBinomial",
+        "cubind_curand_generate_binomial",
+        "curandGenerateBinomialMethod",
+        "cubind_curand_generate_binomial_method",
+        "curandGenerateSeeds",
+        "cubind_curand_generate_seeds",
+        "curandGetDirectionVectors32",
+        "cubind_curand_get_direction_vectors32",
+        "curandGetScrambleConstants32",
+        "cubind_curand_get_scramble_constants32",
+        "curandGetDirectionVectors64",
+        "cubind_curand_get_direction_vectors64",
+        "curandGetScrambleConstants64",
+        "cubind_curand_get_scramble_constants64",
+    },
 #define AT(member) offsetof(struct names, member)
-
-/* Exported symbol, C API name, cubind name. */
-static const cubind__name_offsets offsets[SYMBOL_COUNT] = {
-    {AT(symbol_curandCreateGenerator), AT(symbol_curandCreateGenerator), AT(wrapper_cubind_curand_create_generator)},
-    {AT(symbol_curandCreateGeneratorHost), AT(symbol_curandCreateGeneratorHost), AT(wrapper_cubind_curand_create_generator_host)},
-    {AT(symbol_curandDestroyGenerator), AT(symbol_curandDestroyGenerator), AT(wrapper_cubind_curand_destroy_generator)},
-    {AT(symbol_curandGetVersion), AT(symbol_curandGetVersion), AT(wrapper_cubind_curand_get_version)},
-    {AT(symbol_curandGetProperty), AT(symbol_curandGetProperty), AT(wrapper_cubind_curand_get_property)},
-    {AT(symbol_curandSetStream), AT(symbol_curandSetStream), AT(wrapper_cubind_curand_set_stream)},
-    {AT(symbol_curandSetPseudoRandomGeneratorSeed), AT(symbol_curandSetPseudoRandomGeneratorSeed), AT(wrapper_cubind_curand_set_pseudo_random_generator_seed)},
-    {AT(symbol_curandSetGeneratorOffset), AT(symbol_curandSetGeneratorOffset), AT(wrapper_cubind_curand_set_generator_offset)},
-    {AT(symbol_curandSetGeneratorOrdering), AT(symbol_curandSetGeneratorOrdering), AT(wrapper_cubind_curand_set_generator_ordering)},
-    {AT(symbol_curandSetQuasiRandomGeneratorDimensions), AT(symbol_curandSetQuasiRandomGeneratorDimensions), AT(wrapper_cubind_curand_set_quasi_random_generator_dimensions)},
-    {AT(symbol_curandGenerate), AT(symbol_curandGenerate), AT(wrapper_cubind_curand_generate)},
-    {AT(symbol_curandGenerateLongLong), AT(symbol_curandGenerateLongLong), AT(wrapper_cubind_curand_generate_long_long)},
-    {AT(symbol_curandGenerateUniform), AT(symbol_curandGenerateUniform), AT(wrapper_cubind_curand_generate_uniform)},
-    {AT(symbol_curandGenerateUniformDouble), AT(symbol_curandGenerateUniformDouble), AT(wrapper_cubind_curand_generate_uniform_double)},
-    {AT(symbol_curandGenerateNormal), AT(symbol_curandGenerateNormal), AT(wrapper_cubind_curand_generate_normal)},
-    {AT(symbol_curandGenerateNormalDouble), AT(symbol_curandGenerateNormalDouble), AT(wrapper_cubind_curand_generate_normal_double)},
-    {AT(symbol_curandGenerateLogNormal), AT(symbol_curandGenerateLogNormal), AT(wrapper_cubind_curand_generate_log_normal)},
-    {AT(symbol_curandGenerateLogNormalDouble), AT(symbol_curandGenerateLogNormalDouble), AT(wrapper_cubind_curand_generate_log_normal_double)},
-    {AT(symbol_curandCreatePoissonDistribution), AT(symbol_curandCreatePoissonDistribution), AT(wrapper_cubind_curand_create_poisson_distribution)},
-    {AT(symbol_curandDestroyDistribution), AT(symbol_curandDestroyDistribution), AT(wrapper_cubind_curand_destroy_distribution)},
-    {AT(symbol_curandGeneratePoisson), AT(symbol_curandGeneratePoisson), AT(wrapper_cubind_curand_generate_poisson)},
-    {AT(symbol_curandGeneratePoissonMethod), AT(symbol_curandGeneratePoissonMethod), AT(wrapper_cubind_curand_generate_poisson_method)},
-    {AT(symbol_curandGenerateBinomial), AT(symbol_curandGenerateBinomial), AT(wrapper_cubind_curand_generate_binomial)},
-    {AT(symbol_curandGenerateBinomialMethod), AT(symbol_curandGenerateBinomialMethod), AT(wrapper_cubind_curand_generate_binomial_method)},
-    {AT(symbol_curandGenerateSeeds), AT(symbol_curandGenerateSeeds), AT(wrapper_cubind_curand_generate_seeds)},
-    {AT(symbol_curandGetDirectionVectors32), AT(symbol_curandGetDirectionVectors32), AT(wrapper_cubind_curand_get_direction_vectors32)},
-    {AT(symbol_curandGetScrambleConstants32), AT(symbol_curandGetScrambleConstants32), AT(wrapper_cubind_curand_get_scramble_constants32)},
-    {AT(symbol_curandGetDirectionVectors64), AT(symbol_curandGetDirectionVectors64), AT(wrapper_cubind_curand_get_direction_vectors64)},
-    {AT(symbol_curandGetScrambleConstants64), AT(symbol_curandGetScrambleConstants64), AT(wrapper_cubind_curand_get_scramble_constants64)},
-};
-
-const cubind__symbol_table cubind__curand_symbols = {
-    CUBIND_LIB_CURAND, SYMBOL_COUNT, (const char *)&names, offsets, slots, traced_slots,
+    {
+        {AT(symbol_curandCreateGenerator), AT(symbol_curandCreateGenerator), AT(wrapper_cubind_curand_create_generator)},
+        {AT(symbol_curandCreateGeneratorHost), AT(symbol_curandCreateGeneratorHost), AT(wrapper_cubind_curand_create_generator_host)},
+        {AT(symbol_curandDestroyGenerator), AT(symbol_curandDestroyGenerator), AT(wrapper_cubind_curand_destroy_generator)},
+        {AT(symbol_curandGetVersion), AT(symbol_curandGetVersion), AT(wrapper_cubind_curand_get_version)},
+        {AT(symbol_curandGetProperty), AT(symbol_curandGetProperty), AT(wrapper_cubind_curand_get_property)},
+        {AT(symbol_curandSetStream), AT(symbol_curandSetStream), AT(wrapper_cubind_curand_set_stream)},
+        {AT(symbol_curandSetPseudoRandomGeneratorSeed), AT(symbol_curandSetPseudoRandomGeneratorSeed), AT(wrapper_cubind_curand_set_pseudo_random_generator_seed)},
+        {AT(symbol_curandSetGeneratorOffset), AT(symbol_curandSetGeneratorOffset), AT(wrapper_cubind_curand_set_generator_offset)},
+        {AT(symbol_curandSetGeneratorOrdering), AT(symbol_curandSetGeneratorOrdering), AT(wrapper_cubind_curand_set_generator_ordering)},
+        {AT(symbol_curandSetQuasiRandomGeneratorDimensions), AT(symbol_curandSetQuasiRandomGeneratorDimensions), AT(wrapper_cubind_curand_set_quasi_random_generator_dimensions)},
+        {AT(symbol_curandGenerate), AT(symbol_curandGenerate), AT(wrapper_cubind_curand_generate)},
+        {AT(symbol_curandGenerateLongLong), AT(symbol_curandGenerateLongLong), AT(wrapper_cubind_curand_generate_long_long)},
+        {AT(symbol_curandGenerateUniform), AT(symbol_curandGenerateUniform), AT(wrapper_cubind_curand_generate_uniform)},
+        {AT(symbol_curandGenerateUniformDouble), AT(symbol_curandGenerateUniformDouble), AT(wrapper_cubind_curand_generate_uniform_double)},
+        {AT(symbol_curandGenerateNormal), AT(symbol_curandGenerateNormal), AT(wrapper_cubind_curand_generate_normal)},
+        {AT(symbol_curandGenerateNormalDouble), AT(symbol_curandGenerateNormalDouble), AT(wrapper_cubind_curand_generate_normal_double)},
+        {AT(symbol_curandGenerateLogNormal), AT(symbol_curandGenerateLogNormal), AT(wrapper_cubind_curand_generate_log_normal)},
+        {AT(symbol_curandGenerateLogNormalDouble), AT(symbol_curandGenerateLogNormalDouble), AT(wrapper_cubind_curand_generate_log_normal_double)},
+        {AT(symbol_curandCreatePoissonDistribution), AT(symbol_curandCreatePoissonDistribution), AT(wrapper_cubind_curand_create_poisson_distribution)},
+        {AT(symbol_curandDestroyDistribution), AT(symbol_curandDestroyDistribution), AT(wrapper_cubind_curand_destroy_distribution)},
+        {AT(symbol_curandGeneratePoisson), AT(symbol_curandGeneratePoisson), AT(wrapper_cubind_curand_generate_poisson)},
+        {AT(symbol_curandGeneratePoissonMethod), AT(symbol_curandGeneratePoissonMethod), AT(wrapper_cubind_curand_generate_poisson_method)},
+        {AT(symbol_curandGenerateBinomial), AT(symbol_curandGenerateBinomial), AT(wrapper_cubind_curand_generate_binomial)},
+        {AT(symbol_curandGenerateBinomialMethod), AT(symbol_curandGenerateBinomialMethod), AT(wrapper_cubind_curand_generate_binomial_method)},
+        {AT(symbol_curandGenerateSeeds), AT(symbol_curandGenerateSeeds), AT(wrapper_cubind_curand_generate_seeds)},
+        {AT(symbol_curandGetDirectionVectors32), AT(symbol_curandGetDirectionVectors32), AT(wrapper_cubind_curand_get_direction_vectors32)},
+        {AT(symbol_curandGetScrambleConstants32), AT(symbol_curandGetScrambleConstants32), AT(wrapper_cubind_curand_get_scramble_constants32)},
+        {AT(symbol_curandGetDirectionVectors64), AT(symbol_curandGetDirectionVectors64), AT(wrapper_cubind_curand_get_direction_vectors64)},
+        {AT(symbol_curandGetScrambleConstants64), AT(symbol_curandGetScrambleConstants64), AT(wrapper_cubind_curand_get_scramble_constants64)},
+    },
+#undef AT
 };
 
 /* Tracing: the name of a curandRngType value, NULL when it is none of the constants. */
@@ -265,13 +269,13 @@ typedef curandStatus_t (*cubind__curandCreateGenerator_fn)(curandGenerator_t *ge
 static curandStatus_t call_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__resolve(&cubind__curand_symbols, 0, &cubind_unavailable);
+    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__resolve(&cubind__curand_symbols.table, 0, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, rng_type);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 0, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 0, (int)cubind_status);
     return cubind_status;
 }
 
@@ -283,7 +287,7 @@ static CUBIND_COLD curandStatus_t traced_curandCreateGenerator(curandGenerator_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandCreateGenerator(generator, rng_type);
     cubind_result = call_curandCreateGenerator(generator, rng_type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 0), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 0), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_enum(&cubind_call, "rng_type", trace_enum_0((long long)rng_type), (long long)rng_type);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -302,13 +306,13 @@ static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *
 
 curandStatus_t cubind_curand_create_generator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__cached(&slots[0]);
+    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__cached(&cubind__curand_slots[0]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandCreateGenerator(generator, rng_type);
     cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 0, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -319,13 +323,13 @@ typedef curandStatus_t (*cubind__curandCreateGeneratorHost_fn)(curandGenerator_t
 static curandStatus_t call_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__resolve(&cubind__curand_symbols, 1, &cubind_unavailable);
+    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__resolve(&cubind__curand_symbols.table, 1, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, rng_type);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 1, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -337,7 +341,7 @@ static CUBIND_COLD curandStatus_t traced_curandCreateGeneratorHost(curandGenerat
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandCreateGeneratorHost(generator, rng_type);
     cubind_result = call_curandCreateGeneratorHost(generator, rng_type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 1), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 1), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_enum(&cubind_call, "rng_type", trace_enum_0((long long)rng_type), (long long)rng_type);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -356,13 +360,13 @@ static CUBIND_COLD curandStatus_t slow_curandCreateGeneratorHost(curandGenerator
 
 curandStatus_t cubind_curand_create_generator_host(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__cached(&slots[1]);
+    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__cached(&cubind__curand_slots[1]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandCreateGeneratorHost(generator, rng_type);
     cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 1, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -373,13 +377,13 @@ typedef curandStatus_t (*cubind__curandDestroyGenerator_fn)(curandGenerator_t ge
 static curandStatus_t call_curandDestroyGenerator(curandGenerator_t generator)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__resolve(&cubind__curand_symbols, 2, &cubind_unavailable);
+    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__resolve(&cubind__curand_symbols.table, 2, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 2, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 2, (int)cubind_status);
     return cubind_status;
 }
 
@@ -391,7 +395,7 @@ static CUBIND_COLD curandStatus_t traced_curandDestroyGenerator(curandGenerator_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandDestroyGenerator(generator);
     cubind_result = call_curandDestroyGenerator(generator);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 2), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 2), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -409,13 +413,13 @@ static CUBIND_COLD curandStatus_t slow_curandDestroyGenerator(curandGenerator_t 
 
 curandStatus_t cubind_curand_destroy_generator(curandGenerator_t generator)
 {
-    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__cached(&slots[2]);
+    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__cached(&cubind__curand_slots[2]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandDestroyGenerator(generator);
     cubind_status = cubind_fn(generator);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 2, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -426,13 +430,13 @@ typedef curandStatus_t (*cubind__curandGetVersion_fn)(int *version);
 static curandStatus_t call_curandGetVersion(int *version)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__resolve(&cubind__curand_symbols, 3, &cubind_unavailable);
+    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__resolve(&cubind__curand_symbols.table, 3, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(version);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 3, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 3, (int)cubind_status);
     return cubind_status;
 }
 
@@ -444,7 +448,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetVersion(int *version)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetVersion(version);
     cubind_result = call_curandGetVersion(version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 3), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 3), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -462,13 +466,13 @@ static CUBIND_COLD curandStatus_t slow_curandGetVersion(int *version)
 
 curandStatus_t cubind_curand_get_version(int *version)
 {
-    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__cached(&slots[3]);
+    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__cached(&cubind__curand_slots[3]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGetVersion(version);
     cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 3, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -479,13 +483,13 @@ typedef curandStatus_t (*cubind__curandGetProperty_fn)(libraryPropertyType type,
 static curandStatus_t call_curandGetProperty(libraryPropertyType type, int *value)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__resolve(&cubind__curand_symbols, 4, &cubind_unavailable);
+    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__resolve(&cubind__curand_symbols.table, 4, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(type, value);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 4, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 4, (int)cubind_status);
     return cubind_status;
 }
 
@@ -497,7 +501,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetProperty(libraryPropertyType t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetProperty(type, value);
     cubind_result = call_curandGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 4), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 4), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_enum(&cubind_call, "type", trace_enum_1((long long)type), (long long)type);
         cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -516,13 +520,13 @@ static CUBIND_COLD curandStatus_t slow_curandGetProperty(libraryPropertyType typ
 
 curandStatus_t cubind_curand_get_property(libraryPropertyType type, int *value)
 {
-    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__cached(&slots[4]);
+    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__cached(&cubind__curand_slots[4]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGetProperty(type, value);
     cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 4, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -533,13 +537,13 @@ typedef curandStatus_t (*cubind__curandSetStream_fn)(curandGenerator_t generator
 static curandStatus_t call_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__resolve(&cubind__curand_symbols, 5, &cubind_unavailable);
+    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__resolve(&cubind__curand_symbols.table, 5, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, stream);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 5, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -551,7 +555,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetStream(curandGenerator_t gener
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetStream(generator, stream);
     cubind_result = call_curandSetStream(generator, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 5), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 5), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -570,13 +574,13 @@ static CUBIND_COLD curandStatus_t slow_curandSetStream(curandGenerator_t generat
 
 curandStatus_t cubind_curand_set_stream(curandGenerator_t generator, cudaStream_t stream)
 {
-    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__cached(&slots[5]);
+    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__cached(&cubind__curand_slots[5]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandSetStream(generator, stream);
     cubind_status = cubind_fn(generator, stream);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 5, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -587,13 +591,13 @@ typedef curandStatus_t (*cubind__curandSetPseudoRandomGeneratorSeed_fn)(curandGe
 static curandStatus_t call_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__resolve(&cubind__curand_symbols, 6, &cubind_unavailable);
+    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__resolve(&cubind__curand_symbols.table, 6, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, seed);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 6, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -605,7 +609,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetPseudoRandomGeneratorSeed(cura
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetPseudoRandomGeneratorSeed(generator, seed);
     cubind_result = call_curandSetPseudoRandomGeneratorSeed(generator, seed);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 6), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 6), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_unsigned(&cubind_call, "seed", (unsigned long long)seed);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -624,13 +628,13 @@ static CUBIND_COLD curandStatus_t slow_curandSetPseudoRandomGeneratorSeed(curand
 
 curandStatus_t cubind_curand_set_pseudo_random_generator_seed(curandGenerator_t generator, unsigned long long seed)
 {
-    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__cached(&slots[6]);
+    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__cached(&cubind__curand_slots[6]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandSetPseudoRandomGeneratorSeed(generator, seed);
     cubind_status = cubind_fn(generator, seed);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 6, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -641,13 +645,13 @@ typedef curandStatus_t (*cubind__curandSetGeneratorOffset_fn)(curandGenerator_t 
 static curandStatus_t call_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__resolve(&cubind__curand_symbols, 7, &cubind_unavailable);
+    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__resolve(&cubind__curand_symbols.table, 7, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, offset);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 7, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -659,7 +663,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOffset(curandGenerato
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetGeneratorOffset(generator, offset);
     cubind_result = call_curandSetGeneratorOffset(generator, offset);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 7), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 7), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -678,13 +682,13 @@ static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOffset(curandGenerator_
 
 curandStatus_t cubind_curand_set_generator_offset(curandGenerator_t generator, unsigned long long offset)
 {
-    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__cached(&slots[7]);
+    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__cached(&cubind__curand_slots[7]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandSetGeneratorOffset(generator, offset);
     cubind_status = cubind_fn(generator, offset);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 7, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -695,13 +699,13 @@ typedef curandStatus_t (*cubind__curandSetGeneratorOrdering_fn)(curandGenerator_
 static curandStatus_t call_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__resolve(&cubind__curand_symbols, 8, &cubind_unavailable);
+    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__resolve(&cubind__curand_symbols.table, 8, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, order);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 8, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -713,7 +717,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOrdering(curandGenera
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetGeneratorOrdering(generator, order);
     cubind_result = call_curandSetGeneratorOrdering(generator, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 8), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 8), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_enum(&cubind_call, "order", trace_enum_2((long long)order), (long long)order);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -732,13 +736,13 @@ static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOrdering(curandGenerato
 
 curandStatus_t cubind_curand_set_generator_ordering(curandGenerator_t generator, curandOrdering_t order)
 {
-    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__cached(&slots[8]);
+    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__cached(&cubind__curand_slots[8]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandSetGeneratorOrdering(generator, order);
     cubind_status = cubind_fn(generator, order);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 8, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -749,13 +753,13 @@ typedef curandStatus_t (*cubind__curandSetQuasiRandomGeneratorDimensions_fn)(cur
 static curandStatus_t call_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__resolve(&cubind__curand_symbols, 9, &cubind_unavailable);
+    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__resolve(&cubind__curand_symbols.table, 9, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, num_dimensions);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 9, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -767,7 +771,7 @@ static CUBIND_COLD curandStatus_t traced_curandSetQuasiRandomGeneratorDimensions
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
     cubind_result = call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 9), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 9), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_unsigned(&cubind_call, "num_dimensions", (unsigned long long)num_dimensions);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -786,13 +790,13 @@ static CUBIND_COLD curandStatus_t slow_curandSetQuasiRandomGeneratorDimensions(c
 
 curandStatus_t cubind_curand_set_quasi_random_generator_dimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
-    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__cached(&slots[9]);
+    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__cached(&cubind__curand_slots[9]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
     cubind_status = cubind_fn(generator, num_dimensions);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 9, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -803,13 +807,13 @@ typedef curandStatus_t (*cubind__curandGenerate_fn)(curandGenerator_t generator,
 static curandStatus_t call_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__resolve(&cubind__curand_symbols, 10, &cubind_unavailable);
+    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__resolve(&cubind__curand_symbols.table, 10, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 10, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -821,7 +825,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerate(curandGenerator_t genera
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerate(generator, outputPtr, num);
     cubind_result = call_curandGenerate(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 10), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 10), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -841,13 +845,13 @@ static CUBIND_COLD curandStatus_t slow_curandGenerate(curandGenerator_t generato
 
 curandStatus_t cubind_curand_generate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
-    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__cached(&slots[10]);
+    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__cached(&cubind__curand_slots[10]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGenerate(generator, outputPtr, num);
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 10, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -858,13 +862,13 @@ typedef curandStatus_t (*cubind__curandGenerateLongLong_fn)(curandGenerator_t ge
 static curandStatus_t call_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__resolve(&cubind__curand_symbols, 11, &cubind_unavailable);
+    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__resolve(&cubind__curand_symbols.table, 11, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 11, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -876,7 +880,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLongLong(curandGenerator_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateLongLong(generator, outputPtr, num);
     cubind_result = call_curandGenerateLongLong(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 11), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 11), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -896,13 +900,13 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateLongLong(curandGenerator_t 
 
 curandStatus_t cubind_curand_generate_long_long(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
-    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__cached(&slots[11]);
+    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__cached(&cubind__curand_slots[11]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGenerateLongLong(generator, outputPtr, num);
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 11, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -913,13 +917,13 @@ typedef curandStatus_t (*cubind__curandGenerateUniform_fn)(curandGenerator_t gen
 static curandStatus_t call_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__resolve(&cubind__curand_symbols, 12, &cubind_unavailable);
+    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__resolve(&cubind__curand_symbols.table, 12, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 12, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -931,7 +935,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateUniform(curandGenerator_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateUniform(generator, outputPtr, num);
     cubind_result = call_curandGenerateUniform(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 12), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 12), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -951,13 +955,13 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateUniform(curandGenerator_t g
 
 curandStatus_t cubind_curand_generate_uniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
-    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__cached(&slots[12]);
+    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__cached(&cubind__curand_slots[12]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGenerateUniform(generator, outputPtr, num);
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 12, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -968,13 +972,13 @@ typedef curandStatus_t (*cubind__curandGenerateUniformDouble_fn)(curandGenerator
 static curandStatus_t call_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__resolve(&cubind__curand_symbols, 13, &cubind_unavailable);
+    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 13, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 13, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -986,7 +990,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateUniformDouble(curandGener
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateUniformDouble(generator, outputPtr, num);
     cubind_result = call_curandGenerateUniformDouble(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 13), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 13), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -1006,13 +1010,13 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateUniformDouble(curandGenerat
 
 curandStatus_t cubind_curand_generate_uniform_double(curandGenerator_t generator, double *outputPtr, size_t num)
 {
-    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__cached(&slots[13]);
+    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__cached(&cubind__curand_slots[13]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGenerateUniformDouble(generator, outputPtr, num);
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 13, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1023,13 +1027,13 @@ typedef curandStatus_t (*cubind__curandGenerateNormal_fn)(curandGenerator_t gene
 static curandStatus_t call_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__resolve(&cubind__curand_symbols, 14, &cubind_unavailable);
+    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__resolve(&cubind__curand_symbols.table, 14, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 14, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 14, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1041,7 +1045,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateNormal(curandGenerator_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
     cubind_result = call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 14), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 14), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -1063,13 +1067,13 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateNormal(curandGenerator_t ge
 
 curandStatus_t cubind_curand_generate_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__cached(&slots[14]);
+    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__cached(&cubind__curand_slots[14]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 14, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1080,13 +1084,13 @@ typedef curandStatus_t (*cubind__curandGenerateNormalDouble_fn)(curandGenerator_
 static curandStatus_t call_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__resolve(&cubind__curand_symbols, 15, &cubind_unavailable);
+    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 15, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 15, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 15, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1098,7 +1102,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateNormalDouble(curandGenera
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
     cubind_result = call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 15), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 15), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -1120,13 +1124,13 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateNormalDouble(curandGenerato
 
 curandStatus_t cubind_curand_generate_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__cached(&slots[15]);
+    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__cached(&cubind__curand_slots[15]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 15, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1137,13 +1141,13 @@ typedef curandStatus_t (*cubind__curandGenerateLogNormal_fn)(curandGenerator_t g
 static curandStatus_t call_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__resolve(&cubind__curand_symbols, 16, &cubind_unavailable);
+    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__resolve(&cubind__curand_symbols.table, 16, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 16, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 16, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1155,7 +1159,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormal(curandGenerator
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
     cubind_result = call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 16), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 16), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -1177,13 +1181,13 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormal(curandGenerator_t
 
 curandStatus_t cubind_curand_generate_log_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__cached(&slots[16]);
+    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__cached(&cubind__curand_slots[16]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 16, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1194,13 +1198,13 @@ typedef curandStatus_t (*cubind__curandGenerateLogNormalDouble_fn)(curandGenerat
 static curandStatus_t call_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__resolve(&cubind__curand_symbols, 17, &cubind_unavailable);
+    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 17, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 17, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1212,7 +1216,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormalDouble(curandGen
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
     cubind_result = call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 17), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 17), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -1234,13 +1238,13 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormalDouble(curandGener
 
 curandStatus_t cubind_curand_generate_log_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__cached(&slots[17]);
+    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__cached(&cubind__curand_slots[17]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 17, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1251,13 +1255,13 @@ typedef curandStatus_t (*cubind__curandCreatePoissonDistribution_fn)(double lamb
 static curandStatus_t call_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__resolve(&cubind__curand_symbols, 18, &cubind_unavailable);
+    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__resolve(&cubind__curand_symbols.table, 18, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(lambda, discrete_distribution);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 18, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1269,7 +1273,7 @@ static CUBIND_COLD curandStatus_t traced_curandCreatePoissonDistribution(double 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandCreatePoissonDistribution(lambda, discrete_distribution);
     cubind_result = call_curandCreatePoissonDistribution(lambda, discrete_distribution);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 18), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 18), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_floating(&cubind_call, "lambda", (double)lambda);
         cubind__trace_pointer(&cubind_call, "discrete_distribution", (uintptr_t)discrete_distribution);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1288,13 +1292,13 @@ static CUBIND_COLD curandStatus_t slow_curandCreatePoissonDistribution(double la
 
 curandStatus_t cubind_curand_create_poisson_distribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
-    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__cached(&slots[18]);
+    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__cached(&cubind__curand_slots[18]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandCreatePoissonDistribution(lambda, discrete_distribution);
     cubind_status = cubind_fn(lambda, discrete_distribution);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 18, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1305,13 +1309,13 @@ typedef curandStatus_t (*cubind__curandDestroyDistribution_fn)(curandDiscreteDis
 static curandStatus_t call_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__resolve(&cubind__curand_symbols, 19, &cubind_unavailable);
+    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__resolve(&cubind__curand_symbols.table, 19, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(discrete_distribution);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 19, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 19, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1323,7 +1327,7 @@ static CUBIND_COLD curandStatus_t traced_curandDestroyDistribution(curandDiscret
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandDestroyDistribution(discrete_distribution);
     cubind_result = call_curandDestroyDistribution(discrete_distribution);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 19), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 19), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "discrete_distribution", (uintptr_t)discrete_distribution);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1341,13 +1345,13 @@ static CUBIND_COLD curandStatus_t slow_curandDestroyDistribution(curandDiscreteD
 
 curandStatus_t cubind_curand_destroy_distribution(curandDiscreteDistribution_t discrete_distribution)
 {
-    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__cached(&slots[19]);
+    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__cached(&cubind__curand_slots[19]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandDestroyDistribution(discrete_distribution);
     cubind_status = cubind_fn(discrete_distribution);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 19, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1358,13 +1362,13 @@ typedef curandStatus_t (*cubind__curandGeneratePoisson_fn)(curandGenerator_t gen
 static curandStatus_t call_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__resolve(&cubind__curand_symbols, 20, &cubind_unavailable);
+    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__resolve(&cubind__curand_symbols.table, 20, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, lambda);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 20, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 20, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1376,7 +1380,7 @@ static CUBIND_COLD curandStatus_t traced_curandGeneratePoisson(curandGenerator_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGeneratePoisson(generator, outputPtr, n, lambda);
     cubind_result = call_curandGeneratePoisson(generator, outputPtr, n, lambda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 20), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 20), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -1397,13 +1401,13 @@ static CUBIND_COLD curandStatus_t slow_curandGeneratePoisson(curandGenerator_t g
 
 curandStatus_t cubind_curand_generate_poisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
-    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__cached(&slots[20]);
+    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__cached(&cubind__curand_slots[20]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGeneratePoisson(generator, outputPtr, n, lambda);
     cubind_status = cubind_fn(generator, outputPtr, n, lambda);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 20, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1414,13 +1418,13 @@ typedef curandStatus_t (*cubind__curandGeneratePoissonMethod_fn)(curandGenerator
 static curandStatus_t call_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__resolve(&cubind__curand_symbols, 21, &cubind_unavailable);
+    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__resolve(&cubind__curand_symbols.table, 21, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 21, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 21, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1432,7 +1436,7 @@ static CUBIND_COLD curandStatus_t traced_curandGeneratePoissonMethod(curandGener
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
     cubind_result = call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 21), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 21), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
@@ -1454,13 +1458,13 @@ static CUBIND_COLD curandStatus_t slow_curandGeneratePoissonMethod(curandGenerat
 
 curandStatus_t cubind_curand_generate_poisson_method(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
-    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__cached(&slots[21]);
+    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__cached(&cubind__curand_slots[21]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
     cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 21, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1471,13 +1475,13 @@ typedef curandStatus_t (*cubind__curandGenerateBinomial_fn)(curandGenerator_t ge
 static curandStatus_t call_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__resolve(&cubind__curand_symbols, 22, &cubind_unavailable);
+    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__resolve(&cubind__curand_symbols.table, 22, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num, n, p);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 22, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 22, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1489,7 +1493,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateBinomial(curandGenerator_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateBinomial(generator, outputPtr, num, n, p);
     cubind_result = call_curandGenerateBinomial(generator, outputPtr, num, n, p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 22), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 22), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -1511,13 +1515,13 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateBinomial(curandGenerator_t 
 
 curandStatus_t cubind_curand_generate_binomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
-    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__cached(&slots[22]);
+    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__cached(&cubind__curand_slots[22]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGenerateBinomial(generator, outputPtr, num, n, p);
     cubind_status = cubind_fn(generator, outputPtr, num, n, p);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 22, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1528,13 +1532,13 @@ typedef curandStatus_t (*cubind__curandGenerateBinomialMethod_fn)(curandGenerato
 static curandStatus_t call_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__resolve(&cubind__curand_symbols, 23, &cubind_unavailable);
+    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__resolve(&cubind__curand_symbols.table, 23, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 23, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 23, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1546,7 +1550,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateBinomialMethod(curandGene
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
     cubind_result = call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 23), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 23), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
         cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
@@ -1569,13 +1573,13 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateBinomialMethod(curandGenera
 
 curandStatus_t cubind_curand_generate_binomial_method(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
-    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__cached(&slots[23]);
+    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__cached(&cubind__curand_slots[23]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
     cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 23, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1586,13 +1590,13 @@ typedef curandStatus_t (*cubind__curandGenerateSeeds_fn)(curandGenerator_t gener
 static curandStatus_t call_curandGenerateSeeds(curandGenerator_t generator)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__resolve(&cubind__curand_symbols, 24, &cubind_unavailable);
+    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__resolve(&cubind__curand_symbols.table, 24, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(generator);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 24, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 24, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1604,7 +1608,7 @@ static CUBIND_COLD curandStatus_t traced_curandGenerateSeeds(curandGenerator_t g
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGenerateSeeds(generator);
     cubind_result = call_curandGenerateSeeds(generator);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 24), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 24), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1622,13 +1626,13 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateSeeds(curandGenerator_t gen
 
 curandStatus_t cubind_curand_generate_seeds(curandGenerator_t generator)
 {
-    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__cached(&slots[24]);
+    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__cached(&cubind__curand_slots[24]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGenerateSeeds(generator);
     cubind_status = cubind_fn(generator);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 24, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1639,13 +1643,13 @@ typedef curandStatus_t (*cubind__curandGetDirectionVectors32_fn)(curandDirection
 static curandStatus_t call_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__resolve(&cubind__curand_symbols, 25, &cubind_unavailable);
+    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__resolve(&cubind__curand_symbols.table, 25, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(vectors, set);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 25, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 25, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1657,7 +1661,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors32(curandDirec
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetDirectionVectors32(vectors, set);
     cubind_result = call_curandGetDirectionVectors32(vectors, set);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 25), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 25), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "vectors", (uintptr_t)vectors);
         cubind__trace_enum(&cubind_call, "set", trace_enum_4((long long)set), (long long)set);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1676,13 +1680,13 @@ static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors32(curandDirecti
 
 curandStatus_t cubind_curand_get_direction_vectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
-    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__cached(&slots[25]);
+    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__cached(&cubind__curand_slots[25]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGetDirectionVectors32(vectors, set);
     cubind_status = cubind_fn(vectors, set);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 25, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1693,13 +1697,13 @@ typedef curandStatus_t (*cubind__curandGetScrambleConstants32_fn)(unsigned int *
 static curandStatus_t call_curandGetScrambleConstants32(unsigned int **constants)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__resolve(&cubind__curand_symbols, 26, &cubind_unavailable);
+    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__resolve(&cubind__curand_symbols.table, 26, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(constants);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 26, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 26, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1711,7 +1715,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants32(unsigned i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetScrambleConstants32(constants);
     cubind_result = call_curandGetScrambleConstants32(constants);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 26), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 26), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "constants", (uintptr_t)constants);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1729,13 +1733,13 @@ static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants32(unsigned int
 
 curandStatus_t cubind_curand_get_scramble_constants32(unsigned int **constants)
 {
-    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__cached(&slots[26]);
+    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__cached(&cubind__curand_slots[26]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGetScrambleConstants32(constants);
     cubind_status = cubind_fn(constants);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 26, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1746,13 +1750,13 @@ typedef curandStatus_t (*cubind__curandGetDirectionVectors64_fn)(curandDirection
 static curandStatus_t call_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__resolve(&cubind__curand_symbols, 27, &cubind_unavailable);
+    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__resolve(&cubind__curand_symbols.table, 27, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(vectors, set);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 27, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 27, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1764,7 +1768,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors64(curandDirec
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetDirectionVectors64(vectors, set);
     cubind_result = call_curandGetDirectionVectors64(vectors, set);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 27), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 27), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "vectors", (uintptr_t)vectors);
         cubind__trace_enum(&cubind_call, "set", trace_enum_4((long long)set), (long long)set);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1783,13 +1787,13 @@ static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors64(curandDirecti
 
 curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
-    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__cached(&slots[27]);
+    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__cached(&cubind__curand_slots[27]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGetDirectionVectors64(vectors, set);
     cubind_status = cubind_fn(vectors, set);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 27, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1800,13 +1804,13 @@ typedef curandStatus_t (*cubind__curandGetScrambleConstants64_fn)(unsigned long 
 static curandStatus_t call_curandGetScrambleConstants64(unsigned long long **constants)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__resolve(&cubind__curand_symbols, 28, &cubind_unavailable);
+    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__resolve(&cubind__curand_symbols.table, 28, &cubind_unavailable);
     curandStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (curandStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(constants);
     if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 28, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 28, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1818,7 +1822,7 @@ static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants64(unsigned l
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
         return call_curandGetScrambleConstants64(constants);
     cubind_result = call_curandGetScrambleConstants64(constants);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols, 28), cubind_result != CURAND_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 28), cubind_result != CURAND_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "constants", (uintptr_t)constants);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1836,13 +1840,13 @@ static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants64(unsigned lon
 
 curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **constants)
 {
-    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__cached(&slots[28]);
+    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__cached(&cubind__curand_slots[28]);
     curandStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_curandGetScrambleConstants64(constants);
     cubind_status = cubind_fn(constants);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols, 28, (int)cubind_status);
+        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -16,118 +16,122 @@
 
 #define SYMBOL_COUNT 19
 
-static cubind__slot slots[SYMBOL_COUNT];
-static cubind__slot traced_slots[SYMBOL_COUNT];
+/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+ * (handed to the loader by cubind__slots, generated/src/libraries.c). */
+cubind__slot cubind__cusolverMg_slots[2 * SYMBOL_COUNT];
 
-/* Every name of the library, one member each: the table below holds their offsets, so it
- * is read-only and needs no relocation when libcubind is loaded. */
-static const struct names {
-    char symbol_cusolverMgCreate[17];
-    char wrapper_cubind_cusolverMg_create[25];
-    char symbol_cusolverMgDestroy[18];
-    char wrapper_cubind_cusolverMg_destroy[26];
-    char symbol_cusolverMgDeviceSelect[23];
-    char wrapper_cubind_cusolverMg_device_select[32];
-    char symbol_cusolverMgCreateDeviceGrid[27];
-    char wrapper_cubind_cusolverMg_create_device_grid[37];
-    char symbol_cusolverMgDestroyGrid[22];
-    char wrapper_cubind_cusolverMg_destroy_grid[31];
-    char symbol_cusolverMgCreateMatrixDesc[27];
-    char wrapper_cubind_cusolverMg_create_matrix_desc[37];
-    char symbol_cusolverMgDestroyMatrixDesc[28];
-    char wrapper_cubind_cusolverMg_destroy_matrix_desc[38];
-    char symbol_cusolverMgSyevd_bufferSize[27];
-    char wrapper_cubind_cusolverMg_syevd_buffer_size[36];
-    char symbol_cusolverMgSyevd[16];
-    char wrapper_cubind_cusolverMg_syevd[24];
-    char symbol_cusolverMgGetrf_bufferSize[27];
-    char wrapper_cubind_cusolverMg_getrf_buffer_size[36];
-    char symbol_cusolverMgGetrf[16];
-    char wrapper_cubind_cusolverMg_getrf[24];
-    char symbol_cusolverMgGetrs_bufferSize[27];
-    char wrapper_cubind_cusolverMg_getrs_buffer_size[36];
-    char symbol_cusolverMgGetrs[16];
-    char wrapper_cubind_cusolverMg_getrs[24];
-    char symbol_cusolverMgPotrf_bufferSize[27];
-    char wrapper_cubind_cusolverMg_potrf_buffer_size[36];
-    char symbol_cusolverMgPotrf[16];
-    char wrapper_cubind_cusolverMg_potrf[24];
-    char symbol_cusolverMgPotrs_bufferSize[27];
-    char wrapper_cubind_cusolverMg_potrs_buffer_size[36];
-    char symbol_cusolverMgPotrs[16];
-    char wrapper_cubind_cusolverMg_potrs[24];
-    char symbol_cusolverMgPotri_bufferSize[27];
-    char wrapper_cubind_cusolverMg_potri_buffer_size[36];
-    char symbol_cusolverMgPotri[16];
-    char wrapper_cubind_cusolverMg_potri[24];
-} names = {
-    "cusolverMgCreate",
-    "cubind_cusolverMg_create",
-    "cusolverMgDestroy",
-    "cubind_cusolverMg_destroy",
-    "cusolverMgDeviceSelect",
-    "cubind_cusolverMg_device_select",
-    "cusolverMgCreateDeviceGrid",
-    "cubind_cusolverMg_create_device_grid",
-    "cusolverMgDestroyGrid",
-    "cubind_cusolverMg_destroy_grid",
-    "cusolverMgCreateMatrixDesc",
-    "cubind_cusolverMg_create_matrix_desc",
-    "cusolverMgDestroyMatrixDesc",
-    "cubind_cusolverMg_destroy_matrix_desc",
-    "cusolverMgSyevd_bufferSize",
-    "cubind_cusolverMg_syevd_buffer_size",
-    "cusolverMgSyevd",
-    "cubind_cusolverMg_syevd",
-    "cusolverMgGetrf_bufferSize",
-    "cubind_cusolverMg_getrf_buffer_size",
-    "cusolverMgGetrf",
-    "cubind_cusolverMg_getrf",
-    "cusolverMgGetrs_bufferSize",
-    "cubind_cusolverMg_getrs_buffer_size",
-    "cusolverMgGetrs",
-    "cubind_cusolverMg_getrs",
-    "cusolverMgPotrf_bufferSize",
-    "cubind_cusolverMg_potrf_buffer_size",
-    "cusolverMgPotrf",
-    "cubind_cusolverMg_potrf",
-    "cusolverMgPotrs_bufferSize",
-    "cubind_cusolverMg_potrs_buffer_size",
-    "cusolverMgPotrs",
-    "cubind_cusolverMg_potrs",
-    "cusolverMgPotri_bufferSize",
-    "cubind_cusolverMg_potri_buffer_size",
-    "cusolverMgPotri",
-    "cubind_cusolverMg_potri",
-};
-
+/* The symbol table: the header the loader reads, every name of the library (one member each),
+ * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
+ * needs no relocation when libcubind is loaded. */
+const struct cubind__cusolverMg_symbols {
+    cubind__symbol_table table;
+    struct names {
+        char symbol_cusolverMgCreate[17];
+        char wrapper_cubind_cusolverMg_create[25];
+        char symbol_cusolverMgDestroy[18];
+        char wrapper_cubind_cusolverMg_destroy[26];
+        char symbol_cusolverMgDeviceSelect[23];
+        char wrapper_cubind_cusolverMg_device_select[32];
+        char symbol_cusolverMgCreateDeviceGrid[27];
+        char wrapper_cubind_cusolverMg_create_device_grid[37];
+        char symbol_cusolverMgDestroyGrid[22];
+        char wrapper_cubind_cusolverMg_destroy_grid[31];
+        char symbol_cusolverMgCreateMatrixDesc[27];
+        char wrapper_cubind_cusolverMg_create_matrix_desc[37];
+        char symbol_cusolverMgDestroyMatrixDesc[28];
+        char wrapper_cubind_cusolverMg_destroy_matrix_desc[38];
+        char symbol_cusolverMgSyevd_bufferSize[27];
+        char wrapper_cubind_cusolverMg_syevd_buffer_size[36];
+        char symbol_cusolverMgSyevd[16];
+        char wrapper_cubind_cusolverMg_syevd[24];
+        char symbol_cusolverMgGetrf_bufferSize[27];
+        char wrapper_cubind_cusolverMg_getrf_buffer_size[36];
+        char symbol_cusolverMgGetrf[16];
+        char wrapper_cubind_cusolverMg_getrf[24];
+        char symbol_cusolverMgGetrs_bufferSize[27];
+        char wrapper_cubind_cusolverMg_getrs_buffer_size[36];
+        char symbol_cusolverMgGetrs[16];
+        char wrapper_cubind_cusolverMg_getrs[24];
+        char symbol_cusolverMgPotrf_bufferSize[27];
+        char wrapper_cubind_cusolverMg_potrf_buffer_size[36];
+        char symbol_cusolverMgPotrf[16];
+        char wrapper_cubind_cusolverMg_potrf[24];
+        char symbol_cusolverMgPotrs_bufferSize[27];
+        char wrapper_cubind_cusolverMg_potrs_buffer_size[36];
+        char symbol_cusolverMgPotrs[16];
+        char wrapper_cubind_cusolverMg_potrs[24];
+        char symbol_cusolverMgPotri_bufferSize[27];
+        char wrapper_cubind_cusolverMg_potri_buffer_size[36];
+        char symbol_cusolverMgPotri[16];
+        char wrapper_cubind_cusolverMg_potri[24];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+} cubind__cusolverMg_symbols = {
+    {CUBIND_LIB_CUSOLVERMG, SYMBOL_COUNT, offsetof(struct cubind__cusolverMg_symbols, names),
+     offsetof(struct cubind__cusolverMg_symbols, offsets)},
+    {
+        "cusolverMgCreate",
+        "cubind_cusolverMg_create",
+        "cusolverMgDestroy",
+        "cubind_cusolverMg_destroy",
+        "cusolverMgDeviceSelect",
+        "cubind_cusolverMg_device_select",
+        "cusolverMgCreateDeviceGrid",
+        "cubind_cusolverMg_create_device_grid",
+        "cusolverMgDestroyGrid",
+        "cubind_cusolverMg_destroy_grid",
+        "cusolverMgCreateMatrixDesc",
+        "cubind_cusolverMg_create_matrix_desc",
+        "cusolverMgDestroyMatrixDesc",
+        "cubind_cusolverMg_destroy_matrix_desc",
+        "cusolverMgSyevd_bufferSize",
+        "cubind_cusolverMg_syevd_buffer_size",
+        "cusolverMgSyevd",
+        "cubind_cusolverMg_syevd",
+        "cusolverMgGetrf_bufferSize",
+        "cubind_cusolverMg_getrf_buffer_size",
+        "cusolverMgGetrf",
+        "cubind_cusolverMg_getrf",
+        "cusolverMgGetrs_bufferSize",
+        "cubind_cusolverMg_getrs_buffer_size",
+        "cusolverMgGetrs",
+        "cubind_cusolverMg_getrs",
+        "cusolverMgPotrf_bufferSize",
+        "cubind_cusolverMg_potrf_buffer_size",
+        "cusolverMgPotrf",
+        "cubind_cusolverMg_potrf",
+        "cusolverMgPotrs_bufferSize",
+        "cubind_cusolverMg_potrs_buffer_size",
+        "cusolverMgPotrs",
+        "cubind_cusolverMg_potrs",
+        "cusolverMgPotri_bufferSize",
+        "cubind_cusolverMg_potri_buffer_size",
+        "cusolverMgPotri",
+        "cubind_cusolverMg_potri",
+    },
 #define AT(member) offsetof(struct names, member)
-
-/* Exported symbol, C API name, cubind name. */
-static const cubind__name_offsets offsets[SYMBOL_COUNT] = {
-    {AT(symbol_cusolverMgCreate), AT(symbol_cusolverMgCreate), AT(wrapper_cubind_cusolverMg_create)},
-    {AT(symbol_cusolverMgDestroy), AT(symbol_cusolverMgDestroy), AT(wrapper_cubind_cusolverMg_destroy)},
-    {AT(symbol_cusolverMgDeviceSelect), AT(symbol_cusolverMgDeviceSelect), AT(wrapper_cubind_cusolverMg_device_select)},
-    {AT(symbol_cusolverMgCreateDeviceGrid), AT(symbol_cusolverMgCreateDeviceGrid), AT(wrapper_cubind_cusolverMg_create_device_grid)},
-    {AT(symbol_cusolverMgDestroyGrid), AT(symbol_cusolverMgDestroyGrid), AT(wrapper_cubind_cusolverMg_destroy_grid)},
-    {AT(symbol_cusolverMgCreateMatrixDesc), AT(symbol_cusolverMgCreateMatrixDesc), AT(wrapper_cubind_cusolverMg_create_matrix_desc)},
-    {AT(symbol_cusolverMgDestroyMatrixDesc), AT(symbol_cusolverMgDestroyMatrixDesc), AT(wrapper_cubind_cusolverMg_destroy_matrix_desc)},
-    {AT(symbol_cusolverMgSyevd_bufferSize), AT(symbol_cusolverMgSyevd_bufferSize), AT(wrapper_cubind_cusolverMg_syevd_buffer_size)},
-    {AT(symbol_cusolverMgSyevd), AT(symbol_cusolverMgSyevd), AT(wrapper_cubind_cusolverMg_syevd)},
-    {AT(symbol_cusolverMgGetrf_bufferSize), AT(symbol_cusolverMgGetrf_bufferSize), AT(wrapper_cubind_cusolverMg_getrf_buffer_size)},
-    {AT(symbol_cusolverMgGetrf), AT(symbol_cusolverMgGetrf), AT(wrapper_cubind_cusolverMg_getrf)},
-    {AT(symbol_cusolverMgGetrs_bufferSize), AT(symbol_cusolverMgGetrs_bufferSize), AT(wrapper_cubind_cusolverMg_getrs_buffer_size)},
-    {AT(symbol_cusolverMgGetrs), AT(symbol_cusolverMgGetrs), AT(wrapper_cubind_cusolverMg_getrs)},
-    {AT(symbol_cusolverMgPotrf_bufferSize), AT(symbol_cusolverMgPotrf_bufferSize), AT(wrapper_cubind_cusolverMg_potrf_buffer_size)},
-    {AT(symbol_cusolverMgPotrf), AT(symbol_cusolverMgPotrf), AT(wrapper_cubind_cusolverMg_potrf)},
-    {AT(symbol_cusolverMgPotrs_bufferSize), AT(symbol_cusolverMgPotrs_bufferSize), AT(wrapper_cubind_cusolverMg_potrs_buffer_size)},
-    {AT(symbol_cusolverMgPotrs), AT(symbol_cusolverMgPotrs), AT(wrapper_cubind_cusolverMg_potrs)},
-    {AT(symbol_cusolverMgPotri_bufferSize), AT(symbol_cusolverMgPotri_bufferSize), AT(wrapper_cubind_cusolverMg_potri_buffer_size)},
-    {AT(symbol_cusolverMgPotri), AT(symbol_cusolverMgPotri), AT(wrapper_cubind_cusolverMg_potri)},
-};
-
-const cubind__symbol_table cubind__cusolverMg_symbols = {
-    CUBIND_LIB_CUSOLVERMG, SYMBOL_COUNT, (const char *)&names, offsets, slots, traced_slots,
+    {
+        {AT(symbol_cusolverMgCreate), AT(symbol_cusolverMgCreate), AT(wrapper_cubind_cusolverMg_create)},
+        {AT(symbol_cusolverMgDestroy), AT(symbol_cusolverMgDestroy), AT(wrapper_cubind_cusolverMg_destroy)},
+        {AT(symbol_cusolverMgDeviceSelect), AT(symbol_cusolverMgDeviceSelect), AT(wrapper_cubind_cusolverMg_device_select)},
+        {AT(symbol_cusolverMgCreateDeviceGrid), AT(symbol_cusolverMgCreateDeviceGrid), AT(wrapper_cubind_cusolverMg_create_device_grid)},
+        {AT(symbol_cusolverMgDestroyGrid), AT(symbol_cusolverMgDestroyGrid), AT(wrapper_cubind_cusolverMg_destroy_grid)},
+        {AT(symbol_cusolverMgCreateMatrixDesc), AT(symbol_cusolverMgCreateMatrixDesc), AT(wrapper_cubind_cusolverMg_create_matrix_desc)},
+        {AT(symbol_cusolverMgDestroyMatrixDesc), AT(symbol_cusolverMgDestroyMatrixDesc), AT(wrapper_cubind_cusolverMg_destroy_matrix_desc)},
+        {AT(symbol_cusolverMgSyevd_bufferSize), AT(symbol_cusolverMgSyevd_bufferSize), AT(wrapper_cubind_cusolverMg_syevd_buffer_size)},
+        {AT(symbol_cusolverMgSyevd), AT(symbol_cusolverMgSyevd), AT(wrapper_cubind_cusolverMg_syevd)},
+        {AT(symbol_cusolverMgGetrf_bufferSize), AT(symbol_cusolverMgGetrf_bufferSize), AT(wrapper_cubind_cusolverMg_getrf_buffer_size)},
+        {AT(symbol_cusolverMgGetrf), AT(symbol_cusolverMgGetrf), AT(wrapper_cubind_cusolverMg_getrf)},
+        {AT(symbol_cusolverMgGetrs_bufferSize), AT(symbol_cusolverMgGetrs_bufferSize), AT(wrapper_cubind_cusolverMg_getrs_buffer_size)},
+        {AT(symbol_cusolverMgGetrs), AT(symbol_cusolverMgGetrs), AT(wrapper_cubind_cusolverMg_getrs)},
+        {AT(symbol_cusolverMgPotrf_bufferSize), AT(symbol_cusolverMgPotrf_bufferSize), AT(wrapper_cubind_cusolverMg_potrf_buffer_size)},
+        {AT(symbol_cusolverMgPotrf), AT(symbol_cusolverMgPotrf), AT(wrapper_cubind_cusolverMg_potrf)},
+        {AT(symbol_cusolverMgPotrs_bufferSize), AT(symbol_cusolverMgPotrs_bufferSize), AT(wrapper_cubind_cusolverMg_potrs_buffer_size)},
+        {AT(symbol_cusolverMgPotrs), AT(symbol_cusolverMgPotrs), AT(wrapper_cubind_cusolverMg_potrs)},
+        {AT(symbol_cusolverMgPotri_bufferSize), AT(symbol_cusolverMgPotri_bufferSize), AT(wrapper_cubind_cusolverMg_potri_buffer_size)},
+        {AT(symbol_cusolverMgPotri), AT(symbol_cusolverMgPotri), AT(wrapper_cubind_cusolverMg_potri)},
+    },
+#undef AT
 };
 
 /* Tracing: the name of a cusolverMgGridMapping_t value, NULL when it is none of the constants. */
@@ -221,13 +225,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgCreate_fn)(cusolverMgHandle_t *hand
 static cusolverStatus_t call_cusolverMgCreate(cusolverMgHandle_t *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__resolve(&cubind__cusolverMg_symbols, 0, &cubind_unavailable);
+    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 0, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 0, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 0, (int)cubind_status);
     return cubind_status;
 }
 
@@ -239,7 +243,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreate(cusolverMgHandle_t *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgCreate(handle);
     cubind_result = call_cusolverMgCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 0), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 0), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -257,13 +261,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreate(cusolverMgHandle_t *ha
 
 cusolverStatus_t cubind_cusolverMg_create(cusolverMgHandle_t *handle)
 {
-    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__cached(&slots[0]);
+    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__cached(&cubind__cusolverMg_slots[0]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgCreate(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 0, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -274,13 +278,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgDestroy_fn)(cusolverMgHandle_t hand
 static cusolverStatus_t call_cusolverMgDestroy(cusolverMgHandle_t handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__resolve(&cubind__cusolverMg_symbols, 1, &cubind_unavailable);
+    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 1, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 1, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -292,7 +296,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroy(cusolverMgHandle_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgDestroy(handle);
     cubind_result = call_cusolverMgDestroy(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 1), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 1), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -310,13 +314,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroy(cusolverMgHandle_t ha
 
 cusolverStatus_t cubind_cusolverMg_destroy(cusolverMgHandle_t handle)
 {
-    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__cached(&slots[1]);
+    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__cached(&cubind__cusolverMg_slots[1]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgDestroy(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 1, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -327,13 +331,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgDeviceSelect_fn)(cusolverMgHandle_t
 static cusolverStatus_t call_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__resolve(&cubind__cusolverMg_symbols, 2, &cubind_unavailable);
+    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 2, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, nbDevices, deviceId);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 2, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 2, (int)cubind_status);
     return cubind_status;
 }
 
@@ -345,7 +349,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgDeviceSelect(cusolverMgHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
     cubind_result = call_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 2), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 2), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "nbDevices", (long long)nbDevices);
         cubind__trace_pointer(&cubind_call, "deviceId", (uintptr_t)deviceId);
@@ -365,13 +369,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgDeviceSelect(cusolverMgHandle
 
 cusolverStatus_t cubind_cusolverMg_device_select(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
 {
-    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__cached(&slots[2]);
+    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__cached(&cubind__cusolverMg_slots[2]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
     cubind_status = cubind_fn(handle, nbDevices, deviceId);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 2, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -382,13 +386,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgCreateDeviceGrid_fn)(cudaLibMgGrid_
 static cusolverStatus_t call_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__resolve(&cubind__cusolverMg_symbols, 3, &cubind_unavailable);
+    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 3, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(grid, numRowDevices, numColDevices, deviceId, mapping);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 3, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 3, (int)cubind_status);
     return cubind_status;
 }
 
@@ -400,7 +404,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreateDeviceGrid(cudaLibMgG
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
     cubind_result = call_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 3), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 3), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
         cubind__trace_signed(&cubind_call, "numRowDevices", (long long)numRowDevices);
         cubind__trace_signed(&cubind_call, "numColDevices", (long long)numColDevices);
@@ -422,13 +426,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateDeviceGrid(cudaLibMgGri
 
 cusolverStatus_t cubind_cusolverMg_create_device_grid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
 {
-    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__cached(&slots[3]);
+    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__cached(&cubind__cusolverMg_slots[3]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
     cubind_status = cubind_fn(grid, numRowDevices, numColDevices, deviceId, mapping);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 3, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -439,13 +443,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgDestroyGrid_fn)(cudaLibMgGrid_t gri
 static cusolverStatus_t call_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__resolve(&cubind__cusolverMg_symbols, 4, &cubind_unavailable);
+    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 4, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(grid);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 4, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 4, (int)cubind_status);
     return cubind_status;
 }
 
@@ -457,7 +461,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroyGrid(cudaLibMgGrid_t
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgDestroyGrid(grid);
     cubind_result = call_cusolverMgDestroyGrid(grid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 4), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 4), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -475,13 +479,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyGrid(cudaLibMgGrid_t g
 
 cusolverStatus_t cubind_cusolverMg_destroy_grid(cudaLibMgGrid_t grid)
 {
-    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__cached(&slots[4]);
+    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__cached(&cubind__cusolverMg_slots[4]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgDestroyGrid(grid);
     cubind_status = cubind_fn(grid);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 4, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -492,13 +496,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgCreateMatrixDesc_fn)(cudaLibMgMatri
 static cusolverStatus_t call_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__resolve(&cubind__cusolverMg_symbols, 5, &cubind_unavailable);
+    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 5, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 5, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -510,7 +514,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreateMatrixDesc(cudaLibMgM
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
     cubind_result = call_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 5), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 5), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
         cubind__trace_signed(&cubind_call, "numRows", (long long)numRows);
         cubind__trace_signed(&cubind_call, "numCols", (long long)numCols);
@@ -534,13 +538,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateMatrixDesc(cudaLibMgMat
 
 cusolverStatus_t cubind_cusolverMg_create_matrix_desc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
 {
-    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__cached(&slots[5]);
+    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__cached(&cubind__cusolverMg_slots[5]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
     cubind_status = cubind_fn(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 5, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -551,13 +555,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgDestroyMatrixDesc_fn)(cudaLibMgMatr
 static cusolverStatus_t call_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__resolve(&cubind__cusolverMg_symbols, 6, &cubind_unavailable);
+    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 6, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(desc);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 6, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -569,7 +573,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroyMatrixDesc(cudaLibMg
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgDestroyMatrixDesc(desc);
     cubind_result = call_cusolverMgDestroyMatrixDesc(desc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 6), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 6), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -587,13 +591,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyMatrixDesc(cudaLibMgMa
 
 cusolverStatus_t cubind_cusolverMg_destroy_matrix_desc(cudaLibMgMatrixDesc_t desc)
 {
-    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__cached(&slots[6]);
+    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__cached(&cubind__cusolverMg_slots[6]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgDestroyMatrixDesc(desc);
     cubind_status = cubind_fn(desc);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 6, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -604,13 +608,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgSyevd_bufferSize_fn)(cusolverMgHand
 static cusolverStatus_t call_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols, 7, &cubind_unavailable);
+    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 7, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 7, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -622,7 +626,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgSyevd_bufferSize(cusolverMg
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
     cubind_result = call_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 7), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 7), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_2((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
@@ -651,13 +655,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd_bufferSize(cusolverMgHa
 
 cusolverStatus_t cubind_cusolverMg_syevd_buffer_size(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__cached(&slots[7]);
+    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__cached(&cubind__cusolverMg_slots[7]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
     cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 7, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -668,13 +672,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgSyevd_fn)(cusolverMgHandle_t handle
 static cusolverStatus_t call_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__resolve(&cubind__cusolverMg_symbols, 8, &cubind_unavailable);
+    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 8, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 8, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -686,7 +690,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgSyevd(cusolverMgHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
     cubind_result = call_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 8), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 8), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "jobz", trace_enum_2((long long)jobz), (long long)jobz);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
@@ -717,13 +721,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd(cusolverMgHandle_t hand
 
 cusolverStatus_t cubind_cusolverMg_syevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__cached(&slots[8]);
+    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__cached(&cubind__cusolverMg_slots[8]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
     cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 8, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -734,13 +738,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgGetrf_bufferSize_fn)(cusolverMgHand
 static cusolverStatus_t call_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols, 9, &cubind_unavailable);
+    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 9, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 9, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -752,7 +756,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrf_bufferSize(cusolverMg
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
     cubind_result = call_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 9), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 9), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "M", (long long)M);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -779,13 +783,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf_bufferSize(cusolverMgHa
 
 cusolverStatus_t cubind_cusolverMg_getrf_buffer_size(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__cached(&slots[9]);
+    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__cached(&cubind__cusolverMg_slots[9]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
     cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 9, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -796,13 +800,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgGetrf_fn)(cusolverMgHandle_t handle
 static cusolverStatus_t call_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__resolve(&cubind__cusolverMg_symbols, 10, &cubind_unavailable);
+    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 10, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 10, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -814,7 +818,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrf(cusolverMgHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
     cubind_result = call_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 10), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 10), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_signed(&cubind_call, "M", (long long)M);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -843,13 +847,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf(cusolverMgHandle_t hand
 
 cusolverStatus_t cubind_cusolverMg_getrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__cached(&slots[10]);
+    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__cached(&cubind__cusolverMg_slots[10]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
     cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 10, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -860,13 +864,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgGetrs_bufferSize_fn)(cusolverMgHand
 static cusolverStatus_t call_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols, 11, &cubind_unavailable);
+    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 11, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 11, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -878,7 +882,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrs_bufferSize(cusolverMg
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
     cubind_result = call_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 11), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 11), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "TRANS", trace_enum_4((long long)TRANS), (long long)TRANS);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -910,13 +914,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs_bufferSize(cusolverMgHa
 
 cusolverStatus_t cubind_cusolverMg_getrs_buffer_size(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__cached(&slots[11]);
+    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__cached(&cubind__cusolverMg_slots[11]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
     cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 11, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -927,13 +931,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgGetrs_fn)(cusolverMgHandle_t handle
 static cusolverStatus_t call_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__resolve(&cubind__cusolverMg_symbols, 12, &cubind_unavailable);
+    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 12, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 12, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -945,7 +949,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrs(cusolverMgHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
     cubind_result = call_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 12), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 12), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "TRANS", trace_enum_4((long long)TRANS), (long long)TRANS);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -979,13 +983,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs(cusolverMgHandle_t hand
 
 cusolverStatus_t cubind_cusolverMg_getrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__cached(&slots[12]);
+    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__cached(&cubind__cusolverMg_slots[12]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
     cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 12, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -996,13 +1000,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgPotrf_bufferSize_fn)(cusolverMgHand
 static cusolverStatus_t call_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols, 13, &cubind_unavailable);
+    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 13, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 13, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1014,7 +1018,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrf_bufferSize(cusolverMg
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     cubind_result = call_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 13), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 13), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -1040,13 +1044,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf_bufferSize(cusolverMgHa
 
 cusolverStatus_t cubind_cusolverMg_potrf_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__cached(&slots[13]);
+    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__cached(&cubind__cusolverMg_slots[13]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 13, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1057,13 +1061,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgPotrf_fn)(cusolverMgHandle_t handle
 static cusolverStatus_t call_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__resolve(&cubind__cusolverMg_symbols, 14, &cubind_unavailable);
+    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 14, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 14, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 14, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1075,7 +1079,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrf(cusolverMgHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     cubind_result = call_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 14), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 14), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -1103,13 +1107,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf(cusolverMgHandle_t hand
 
 cusolverStatus_t cubind_cusolverMg_potrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__cached(&slots[14]);
+    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__cached(&cubind__cusolverMg_slots[14]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 14, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1120,13 +1124,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgPotrs_bufferSize_fn)(cusolverMgHand
 static cusolverStatus_t call_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols, 15, &cubind_unavailable);
+    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 15, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 15, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 15, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1138,7 +1142,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrs_bufferSize(cusolverMg
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
     cubind_result = call_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 15), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 15), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -1169,13 +1173,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs_bufferSize(cusolverMgHa
 
 cusolverStatus_t cubind_cusolverMg_potrs_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__cached(&slots[15]);
+    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__cached(&cubind__cusolverMg_slots[15]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
     cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 15, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1186,13 +1190,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgPotrs_fn)(cusolverMgHandle_t handle
 static cusolverStatus_t call_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__resolve(&cubind__cusolverMg_symbols, 16, &cubind_unavailable);
+    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 16, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 16, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 16, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1204,7 +1208,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrs(cusolverMgHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
     cubind_result = call_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 16), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 16), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "n", (long long)n);
@@ -1237,13 +1241,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs(cusolverMgHandle_t hand
 
 cusolverStatus_t cubind_cusolverMg_potrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__cached(&slots[16]);
+    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__cached(&cubind__cusolverMg_slots[16]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
     cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 16, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1254,13 +1258,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgPotri_bufferSize_fn)(cusolverMgHand
 static cusolverStatus_t call_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols, 17, &cubind_unavailable);
+    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 17, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 17, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1272,7 +1276,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotri_bufferSize(cusolverMg
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     cubind_result = call_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 17), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 17), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -1298,13 +1302,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri_bufferSize(cusolverMgHa
 
 cusolverStatus_t cubind_cusolverMg_potri_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__cached(&slots[17]);
+    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__cached(&cubind__cusolverMg_slots[17]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 17, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1315,13 +1319,13 @@ typedef cusolverStatus_t (*cubind__cusolverMgPotri_fn)(cusolverMgHandle_t handle
 static cusolverStatus_t call_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__resolve(&cubind__cusolverMg_symbols, 18, &cubind_unavailable);
+    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 18, &cubind_unavailable);
     cusolverStatus_t cubind_status;
     if (cubind_fn == NULL)
         return (cusolverStatus_t)cubind_unavailable;
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 18, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1333,7 +1337,7 @@ static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotri(cusolverMgHandle_t ha
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
         return call_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     cubind_result = call_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols, 18), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 18), cubind_result != CUSOLVER_STATUS_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
         cubind__trace_signed(&cubind_call, "N", (long long)N);
@@ -1361,13 +1365,13 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri(cusolverMgHandle_t hand
 
 cusolverStatus_t cubind_cusolverMg_potri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__cached(&slots[18]);
+    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__cached(&cubind__cusolverMg_slots[18]);
     cusolverStatus_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols, 18, (int)cubind_status);
+        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

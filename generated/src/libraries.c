@@ -10,16 +10,7 @@
 #include "cubind/cubind.h"
 #include "internal.h"
 
-/* libcublas */
-extern const cubind__symbol_table cubind__cublas_symbols;
-
-static const char *const cublas_sonames[] = {
-    "libcublas.so.13",
-    "libcublas.so.12",
-    "libcublas.so.11",
-};
-
-/* cublasGetProperty, kind "property" */
+/* libcublas: cublasGetProperty, kind "property" */
 static int cublas_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef cublasStatus_t (*query_fn)(libraryPropertyType type, int *value);
@@ -36,16 +27,7 @@ static int cublas_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
-/* libcublasLt */
-extern const cubind__symbol_table cubind__cublasLt_symbols;
-
-static const char *const cublasLt_sonames[] = {
-    "libcublasLt.so.13",
-    "libcublasLt.so.12",
-    "libcublasLt.so.11",
-};
-
-/* cublasLtGetProperty, kind "property" */
+/* libcublasLt: cublasLtGetProperty, kind "property" */
 static int cublasLt_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef cublasStatus_t (*query_fn)(libraryPropertyType type, int *value);
@@ -62,16 +44,7 @@ static int cublasLt_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
-/* libcufft */
-extern const cubind__symbol_table cubind__cufft_symbols;
-
-static const char *const cufft_sonames[] = {
-    "libcufft.so.12",
-    "libcufft.so.11",
-    "libcufft.so.10",
-};
-
-/* cufftGetProperty, kind "property" */
+/* libcufft: cufftGetProperty, kind "property" */
 static int cufft_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef cufftResult (*query_fn)(libraryPropertyType type, int *value);
@@ -88,14 +61,7 @@ static int cufft_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
-/* libcurand */
-extern const cubind__symbol_table cubind__curand_symbols;
-
-static const char *const curand_sonames[] = {
-    "libcurand.so.10",
-};
-
-/* curandGetProperty, kind "property" */
+/* libcurand: curandGetProperty, kind "property" */
 static int curand_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef curandStatus_t (*query_fn)(libraryPropertyType type, int *value);
@@ -112,15 +78,7 @@ static int curand_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
-/* libcusolver */
-extern const cubind__symbol_table cubind__cusolver_symbols;
-
-static const char *const cusolver_sonames[] = {
-    "libcusolver.so.12",
-    "libcusolver.so.11",
-};
-
-/* cusolverGetProperty, kind "property" */
+/* libcusolver: cusolverGetProperty, kind "property" */
 static int cusolver_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef cusolverStatus_t (*query_fn)(libraryPropertyType type, int *value);
@@ -137,23 +95,7 @@ static int cusolver_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
-/* libcusolverMg */
-extern const cubind__symbol_table cubind__cusolverMg_symbols;
-
-static const char *const cusolverMg_sonames[] = {
-    "libcusolverMg.so.12",
-    "libcusolverMg.so.11",
-};
-
-/* libcusparse */
-extern const cubind__symbol_table cubind__cusparse_symbols;
-
-static const char *const cusparse_sonames[] = {
-    "libcusparse.so.12",
-    "libcusparse.so.11",
-};
-
-/* cusparseGetProperty, kind "property" */
+/* libcusparse: cusparseGetProperty, kind "property" */
 static int cusparse_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef cusparseStatus_t (*query_fn)(libraryPropertyType type, int *value);
@@ -170,16 +112,7 @@ static int cusparse_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
-/* libruntime */
-extern const cubind__symbol_table cubind__runtime_symbols;
-
-static const char *const runtime_sonames[] = {
-    "libcudart.so.13",
-    "libcudart.so.12",
-    "libcudart.so.11",
-};
-
-/* cudaRuntimeGetVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 1000, 10 */
+/* libruntime: cudaRuntimeGetVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 1000, 10 */
 static int runtime_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef cudaError_t (*query_fn)(int *runtimeVersion);
@@ -197,14 +130,7 @@ static int runtime_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
-/* libdriver */
-extern const cubind__symbol_table cubind__driver_symbols;
-
-static const char *const driver_sonames[] = {
-    "libcuda.so.1",
-};
-
-/* cuDriverGetVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 1000, 10 */
+/* libdriver: cuDriverGetVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 1000, 10 */
 static int driver_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef CUresult (*query_fn)(int *driverVersion);
@@ -222,23 +148,7 @@ static int driver_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
-/* Statuses of cuDriverGetVersion that mean the file is not libdriver. */
-static const int driver_refused_statuses[] = {
-    CUDA_ERROR_STUB_LIBRARY,
-};
-static const char *const driver_refusal_reasons[] = {
-    "the link-time stub of the driver (lib64/stubs), not the driver",
-};
-
-/* libnvrtc */
-extern const cubind__symbol_table cubind__nvrtc_symbols;
-
-static const char *const nvrtc_sonames[] = {
-    "libnvrtc.so.13",
-    "libnvrtc.so.12",
-};
-
-/* nvrtcVersion, kind "major-minor" */
+/* libnvrtc: nvrtcVersion, kind "major-minor" */
 static int nvrtc_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef nvrtcResult (*query_fn)(int *major, int *minor);
@@ -254,15 +164,7 @@ static int nvrtc_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
-/* libnvjitlink */
-extern const cubind__symbol_table cubind__nvjitlink_symbols;
-
-static const char *const nvjitlink_sonames[] = {
-    "libnvJitLink.so.13",
-    "libnvJitLink.so.12",
-};
-
-/* nvJitLinkVersion, kind "major-minor" */
+/* libnvjitlink: nvJitLinkVersion, kind "major-minor" */
 static int nvjitlink_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef nvJitLinkResult (*query_fn)(unsigned int *major, unsigned int *minor);
@@ -278,14 +180,7 @@ static int nvjitlink_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
-/* libnccl */
-extern const cubind__symbol_table cubind__nccl_symbols;
-
-static const char *const nccl_sonames[] = {
-    "libnccl.so.2",
-};
-
-/* ncclGetVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 10000, 100, 1 */
+/* libnccl: ncclGetVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 10000, 100, 1 */
 static int nccl_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef ncclResult_t (*query_fn)(int *version);
@@ -304,14 +199,7 @@ static int nccl_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
-/* libcudnn */
-extern const cubind__symbol_table cubind__cudnn_symbols;
-
-static const char *const cudnn_sonames[] = {
-    "libcudnn.so.9",
-};
-
-/* cudnnGetVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 10000, 100, 1 */
+/* libcudnn: cudnnGetVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 10000, 100, 1 */
 static int cudnn_version(cubind__fnptr symbol, int version[3], int *status)
 {
     typedef size_t (*query_fn)(void);
@@ -324,213 +212,357 @@ static int cudnn_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
+int cubind__version_query(cubind_library library, cubind__fnptr query, int version[3], int *status)
+{
+    switch (library) {
+    case CUBIND_LIB_CUBLAS:
+        return cublas_version(query, version, status);
+    case CUBIND_LIB_CUBLASLT:
+        return cublasLt_version(query, version, status);
+    case CUBIND_LIB_CUFFT:
+        return cufft_version(query, version, status);
+    case CUBIND_LIB_CURAND:
+        return curand_version(query, version, status);
+    case CUBIND_LIB_CUSOLVER:
+        return cusolver_version(query, version, status);
+    case CUBIND_LIB_CUSPARSE:
+        return cusparse_version(query, version, status);
+    case CUBIND_LIB_RUNTIME:
+        return runtime_version(query, version, status);
+    case CUBIND_LIB_DRIVER:
+        return driver_version(query, version, status);
+    case CUBIND_LIB_NVRTC:
+        return nvrtc_version(query, version, status);
+    case CUBIND_LIB_NVJITLINK:
+        return nvjitlink_version(query, version, status);
+    case CUBIND_LIB_NCCL:
+        return nccl_version(query, version, status);
+    case CUBIND_LIB_CUDNN:
+        return cudnn_version(query, version, status);
+    default:
+        return -1;
+    }
+}
+
+extern const struct cubind__cublas_symbols cubind__cublas_symbols;
+extern cubind__slot cubind__cublas_slots[];
+
+extern const struct cubind__cublasLt_symbols cubind__cublasLt_symbols;
+extern cubind__slot cubind__cublasLt_slots[];
+
+extern const struct cubind__cufft_symbols cubind__cufft_symbols;
+extern cubind__slot cubind__cufft_slots[];
+
+extern const struct cubind__curand_symbols cubind__curand_symbols;
+extern cubind__slot cubind__curand_slots[];
+
+extern const struct cubind__cusolver_symbols cubind__cusolver_symbols;
+extern cubind__slot cubind__cusolver_slots[];
+
+extern const struct cubind__cusolverMg_symbols cubind__cusolverMg_symbols;
+extern cubind__slot cubind__cusolverMg_slots[];
+
+extern const struct cubind__cusparse_symbols cubind__cusparse_symbols;
+extern cubind__slot cubind__cusparse_slots[];
+
+extern const struct cubind__runtime_symbols cubind__runtime_symbols;
+extern cubind__slot cubind__runtime_slots[];
+
+extern const struct cubind__driver_symbols cubind__driver_symbols;
+extern cubind__slot cubind__driver_slots[];
+
+extern const struct cubind__nvrtc_symbols cubind__nvrtc_symbols;
+extern cubind__slot cubind__nvrtc_slots[];
+
+extern const struct cubind__nvjitlink_symbols cubind__nvjitlink_symbols;
+extern cubind__slot cubind__nvjitlink_slots[];
+
+extern const struct cubind__nccl_symbols cubind__nccl_symbols;
+extern cubind__slot cubind__nccl_slots[];
+
+extern const struct cubind__cudnn_symbols cubind__cudnn_symbols;
+extern cubind__slot cubind__cudnn_slots[];
+
+/* A switch, not an array of pointers: nothing to relocate at start-up. Each table starts with
+ * its header (cubind__symbol_table). */
+const cubind__symbol_table *cubind__symbols(cubind_library library)
+{
+    switch (library) {
+    case CUBIND_LIB_CUBLAS:
+        return (const cubind__symbol_table *)&cubind__cublas_symbols;
+    case CUBIND_LIB_CUBLASLT:
+        return (const cubind__symbol_table *)&cubind__cublasLt_symbols;
+    case CUBIND_LIB_CUFFT:
+        return (const cubind__symbol_table *)&cubind__cufft_symbols;
+    case CUBIND_LIB_CURAND:
+        return (const cubind__symbol_table *)&cubind__curand_symbols;
+    case CUBIND_LIB_CUSOLVER:
+        return (const cubind__symbol_table *)&cubind__cusolver_symbols;
+    case CUBIND_LIB_CUSOLVERMG:
+        return (const cubind__symbol_table *)&cubind__cusolverMg_symbols;
+    case CUBIND_LIB_CUSPARSE:
+        return (const cubind__symbol_table *)&cubind__cusparse_symbols;
+    case CUBIND_LIB_RUNTIME:
+        return (const cubind__symbol_table *)&cubind__runtime_symbols;
+    case CUBIND_LIB_DRIVER:
+        return (const cubind__symbol_table *)&cubind__driver_symbols;
+    case CUBIND_LIB_NVRTC:
+        return (const cubind__symbol_table *)&cubind__nvrtc_symbols;
+    case CUBIND_LIB_NVJITLINK:
+        return (const cubind__symbol_table *)&cubind__nvjitlink_symbols;
+    case CUBIND_LIB_NCCL:
+        return (const cubind__symbol_table *)&cubind__nccl_symbols;
+    case CUBIND_LIB_CUDNN:
+        return (const cubind__symbol_table *)&cubind__cudnn_symbols;
+    default:
+        return NULL;
+    }
+}
+
+cubind__slot *cubind__slots(cubind_library library)
+{
+    switch (library) {
+    case CUBIND_LIB_CUBLAS:
+        return cubind__cublas_slots;
+    case CUBIND_LIB_CUBLASLT:
+        return cubind__cublasLt_slots;
+    case CUBIND_LIB_CUFFT:
+        return cubind__cufft_slots;
+    case CUBIND_LIB_CURAND:
+        return cubind__curand_slots;
+    case CUBIND_LIB_CUSOLVER:
+        return cubind__cusolver_slots;
+    case CUBIND_LIB_CUSOLVERMG:
+        return cubind__cusolverMg_slots;
+    case CUBIND_LIB_CUSPARSE:
+        return cubind__cusparse_slots;
+    case CUBIND_LIB_RUNTIME:
+        return cubind__runtime_slots;
+    case CUBIND_LIB_DRIVER:
+        return cubind__driver_slots;
+    case CUBIND_LIB_NVRTC:
+        return cubind__nvrtc_slots;
+    case CUBIND_LIB_NVJITLINK:
+        return cubind__nvjitlink_slots;
+    case CUBIND_LIB_NCCL:
+        return cubind__nccl_slots;
+    case CUBIND_LIB_CUDNN:
+        return cubind__cudnn_slots;
+    default:
+        return NULL;
+    }
+}
+_Static_assert(sizeof "cublas" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUBLAS_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               3 <= CUBIND__SONAMES_MAX && sizeof "libcublas.so.13" <= CUBIND__SONAME_SIZE && sizeof "libcublas.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcublas.so.11" <= CUBIND__SONAME_SIZE &&
+               sizeof "cublasGetProperty" <= CUBIND__QUERY_NAME_SIZE,
+               "libcublas: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "cublasLt" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUBLASLT_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               3 <= CUBIND__SONAMES_MAX && sizeof "libcublasLt.so.13" <= CUBIND__SONAME_SIZE && sizeof "libcublasLt.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcublasLt.so.11" <= CUBIND__SONAME_SIZE &&
+               sizeof "cublasLtGetProperty" <= CUBIND__QUERY_NAME_SIZE,
+               "libcublasLt: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "cufft" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUFFT_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               3 <= CUBIND__SONAMES_MAX && sizeof "libcufft.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcufft.so.11" <= CUBIND__SONAME_SIZE && sizeof "libcufft.so.10" <= CUBIND__SONAME_SIZE &&
+               sizeof "cufftGetProperty" <= CUBIND__QUERY_NAME_SIZE,
+               "libcufft: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "curand" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CURAND_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               1 <= CUBIND__SONAMES_MAX && sizeof "libcurand.so.10" <= CUBIND__SONAME_SIZE &&
+               sizeof "curandGetProperty" <= CUBIND__QUERY_NAME_SIZE,
+               "libcurand: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "cusolver" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUSOLVER_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               2 <= CUBIND__SONAMES_MAX && sizeof "libcusolver.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcusolver.so.11" <= CUBIND__SONAME_SIZE &&
+               sizeof "cusolverGetProperty" <= CUBIND__QUERY_NAME_SIZE,
+               "libcusolver: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "cusolverMg" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUSOLVERMG_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               2 <= CUBIND__SONAMES_MAX && sizeof "libcusolverMg.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcusolverMg.so.11" <= CUBIND__SONAME_SIZE,
+               "libcusolverMg: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "cusparse" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUSPARSE_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               2 <= CUBIND__SONAMES_MAX && sizeof "libcusparse.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcusparse.so.11" <= CUBIND__SONAME_SIZE &&
+               sizeof "cusparseGetProperty" <= CUBIND__QUERY_NAME_SIZE,
+               "libcusparse: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "runtime" <= CUBIND__NAME_SIZE && sizeof "CUBIND_RUNTIME_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               3 <= CUBIND__SONAMES_MAX && sizeof "libcudart.so.13" <= CUBIND__SONAME_SIZE && sizeof "libcudart.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcudart.so.11" <= CUBIND__SONAME_SIZE &&
+               sizeof "cudaRuntimeGetVersion" <= CUBIND__QUERY_NAME_SIZE,
+               "libruntime: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "driver" <= CUBIND__NAME_SIZE && sizeof "CUBIND_DRIVER_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               1 <= CUBIND__SONAMES_MAX && sizeof "libcuda.so.1" <= CUBIND__SONAME_SIZE &&
+               sizeof "cuDriverGetVersion" <= CUBIND__QUERY_NAME_SIZE &&
+               1 <= CUBIND__REFUSED_MAX && sizeof "the link-time stub of the driver (lib64/stubs), not the driver" <= CUBIND__REASON_SIZE,
+               "libdriver: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "nvrtc" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVRTC_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               2 <= CUBIND__SONAMES_MAX && sizeof "libnvrtc.so.13" <= CUBIND__SONAME_SIZE && sizeof "libnvrtc.so.12" <= CUBIND__SONAME_SIZE &&
+               sizeof "nvrtcVersion" <= CUBIND__QUERY_NAME_SIZE,
+               "libnvrtc: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "nvjitlink" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVJITLINK_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               2 <= CUBIND__SONAMES_MAX && sizeof "libnvJitLink.so.13" <= CUBIND__SONAME_SIZE && sizeof "libnvJitLink.so.12" <= CUBIND__SONAME_SIZE &&
+               sizeof "nvJitLinkVersion" <= CUBIND__QUERY_NAME_SIZE,
+               "libnvjitlink: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "nccl" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NCCL_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               1 <= CUBIND__SONAMES_MAX && sizeof "libnccl.so.2" <= CUBIND__SONAME_SIZE &&
+               sizeof "ncclGetVersion" <= CUBIND__QUERY_NAME_SIZE,
+               "libnccl: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "cudnn" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUDNN_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               1 <= CUBIND__SONAMES_MAX && sizeof "libcudnn.so.9" <= CUBIND__SONAME_SIZE &&
+               sizeof "cudnnGetVersion" <= CUBIND__QUERY_NAME_SIZE,
+               "libcudnn: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+
 const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
     {
-        "cublas",
-        "libcublas",
-        "CUBIND_CUBLAS_PATH",
-        cublas_sonames,
-        3,
-        "cublasGetProperty",
-        cublas_version,
-        NULL,
-        NULL,
-        0,
-        CUBLAS_STATUS_SUCCESS,
-        CUBLAS_STATUS_NOT_INITIALIZED,
-        CUBLAS_STATUS_NOT_SUPPORTED,
-        &cubind__cublas_symbols,
+        .library = CUBIND_LIB_CUBLAS,
+        .name = "cublas",
+        .file = "libcublas",
+        .env_var = "CUBIND_CUBLAS_PATH",
+        .sonames = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"},
+        .soname_count = 3,
+        .version_query_name = "cublasGetProperty",
+        .status_success = CUBLAS_STATUS_SUCCESS,
+        .status_missing_library = CUBLAS_STATUS_NOT_INITIALIZED,
+        .status_missing_symbol = CUBLAS_STATUS_NOT_SUPPORTED,
     },
     {
-        "cublasLt",
-        "libcublasLt",
-        "CUBIND_CUBLASLT_PATH",
-        cublasLt_sonames,
-        3,
-        "cublasLtGetProperty",
-        cublasLt_version,
-        NULL,
-        NULL,
-        0,
-        CUBLAS_STATUS_SUCCESS,
-        CUBLAS_STATUS_NOT_INITIALIZED,
-        CUBLAS_STATUS_NOT_SUPPORTED,
-        &cubind__cublasLt_symbols,
+        .library = CUBIND_LIB_CUBLASLT,
+        .name = "cublasLt",
+        .file = "libcublasLt",
+        .env_var = "CUBIND_CUBLASLT_PATH",
+        .sonames = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11"},
+        .soname_count = 3,
+        .version_query_name = "cublasLtGetProperty",
+        .status_success = CUBLAS_STATUS_SUCCESS,
+        .status_missing_library = CUBLAS_STATUS_NOT_INITIALIZED,
+        .status_missing_symbol = CUBLAS_STATUS_NOT_SUPPORTED,
     },
     {
-        "cufft",
-        "libcufft",
-        "CUBIND_CUFFT_PATH",
-        cufft_sonames,
-        3,
-        "cufftGetProperty",
-        cufft_version,
-        NULL,
-        NULL,
-        0,
-        CUFFT_SUCCESS,
-        CUFFT_SETUP_FAILED,
-        CUFFT_NOT_SUPPORTED,
-        &cubind__cufft_symbols,
+        .library = CUBIND_LIB_CUFFT,
+        .name = "cufft",
+        .file = "libcufft",
+        .env_var = "CUBIND_CUFFT_PATH",
+        .sonames = {"libcufft.so.12", "libcufft.so.11", "libcufft.so.10"},
+        .soname_count = 3,
+        .version_query_name = "cufftGetProperty",
+        .status_success = CUFFT_SUCCESS,
+        .status_missing_library = CUFFT_SETUP_FAILED,
+        .status_missing_symbol = CUFFT_NOT_SUPPORTED,
     },
     {
-        "curand",
-        "libcurand",
-        "CUBIND_CURAND_PATH",
-        curand_sonames,
-        1,
-        "curandGetProperty",
-        curand_version,
-        NULL,
-        NULL,
-        0,
-        CURAND_STATUS_SUCCESS,
-        CURAND_STATUS_INITIALIZATION_FAILED,
-        CURAND_STATUS_VERSION_MISMATCH,
-        &cubind__curand_symbols,
+        .library = CUBIND_LIB_CURAND,
+        .name = "curand",
+        .file = "libcurand",
+        .env_var = "CUBIND_CURAND_PATH",
+        .sonames = {"libcurand.so.10"},
+        .soname_count = 1,
+        .version_query_name = "curandGetProperty",
+        .status_success = CURAND_STATUS_SUCCESS,
+        .status_missing_library = CURAND_STATUS_INITIALIZATION_FAILED,
+        .status_missing_symbol = CURAND_STATUS_VERSION_MISMATCH,
     },
     {
-        "cusolver",
-        "libcusolver",
-        "CUBIND_CUSOLVER_PATH",
-        cusolver_sonames,
-        2,
-        "cusolverGetProperty",
-        cusolver_version,
-        NULL,
-        NULL,
-        0,
-        CUSOLVER_STATUS_SUCCESS,
-        CUSOLVER_STATUS_NOT_INITIALIZED,
-        CUSOLVER_STATUS_NOT_SUPPORTED,
-        &cubind__cusolver_symbols,
+        .library = CUBIND_LIB_CUSOLVER,
+        .name = "cusolver",
+        .file = "libcusolver",
+        .env_var = "CUBIND_CUSOLVER_PATH",
+        .sonames = {"libcusolver.so.12", "libcusolver.so.11"},
+        .soname_count = 2,
+        .version_query_name = "cusolverGetProperty",
+        .status_success = CUSOLVER_STATUS_SUCCESS,
+        .status_missing_library = CUSOLVER_STATUS_NOT_INITIALIZED,
+        .status_missing_symbol = CUSOLVER_STATUS_NOT_SUPPORTED,
     },
     {
-        "cusolverMg",
-        "libcusolverMg",
-        "CUBIND_CUSOLVERMG_PATH",
-        cusolverMg_sonames,
-        2,
-        NULL,
-        NULL,
-        NULL,
-        NULL,
-        0,
-        CUSOLVER_STATUS_SUCCESS,
-        CUSOLVER_STATUS_NOT_INITIALIZED,
-        CUSOLVER_STATUS_NOT_SUPPORTED,
-        &cubind__cusolverMg_symbols,
+        .library = CUBIND_LIB_CUSOLVERMG,
+        .name = "cusolverMg",
+        .file = "libcusolverMg",
+        .env_var = "CUBIND_CUSOLVERMG_PATH",
+        .sonames = {"libcusolverMg.so.12", "libcusolverMg.so.11"},
+        .soname_count = 2,
+        .version_query_name = "",
+        .status_success = CUSOLVER_STATUS_SUCCESS,
+        .status_missing_library = CUSOLVER_STATUS_NOT_INITIALIZED,
+        .status_missing_symbol = CUSOLVER_STATUS_NOT_SUPPORTED,
     },
     {
-        "cusparse",
-        "libcusparse",
-        "CUBIND_CUSPARSE_PATH",
-        cusparse_sonames,
-        2,
-        "cusparseGetProperty",
-        cusparse_version,
-        NULL,
-        NULL,
-        0,
-        CUSPARSE_STATUS_SUCCESS,
-        CUSPARSE_STATUS_NOT_INITIALIZED,
-        CUSPARSE_STATUS_NOT_SUPPORTED,
-        &cubind__cusparse_symbols,
+        .library = CUBIND_LIB_CUSPARSE,
+        .name = "cusparse",
+        .file = "libcusparse",
+        .env_var = "CUBIND_CUSPARSE_PATH",
+        .sonames = {"libcusparse.so.12", "libcusparse.so.11"},
+        .soname_count = 2,
+        .version_query_name = "cusparseGetProperty",
+        .status_success = CUSPARSE_STATUS_SUCCESS,
+        .status_missing_library = CUSPARSE_STATUS_NOT_INITIALIZED,
+        .status_missing_symbol = CUSPARSE_STATUS_NOT_SUPPORTED,
     },
     {
-        "runtime",
-        "libcudart",
-        "CUBIND_RUNTIME_PATH",
-        runtime_sonames,
-        3,
-        "cudaRuntimeGetVersion",
-        runtime_version,
-        NULL,
-        NULL,
-        0,
-        cudaSuccess,
-        cudaErrorInitializationError,
-        cudaErrorNotSupported,
-        &cubind__runtime_symbols,
+        .library = CUBIND_LIB_RUNTIME,
+        .name = "runtime",
+        .file = "libcudart",
+        .env_var = "CUBIND_RUNTIME_PATH",
+        .sonames = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11"},
+        .soname_count = 3,
+        .version_query_name = "cudaRuntimeGetVersion",
+        .status_success = cudaSuccess,
+        .status_missing_library = cudaErrorInitializationError,
+        .status_missing_symbol = cudaErrorNotSupported,
     },
     {
-        "driver",
-        "libcuda",
-        "CUBIND_DRIVER_PATH",
-        driver_sonames,
-        1,
-        "cuDriverGetVersion",
-        driver_version,
-        driver_refused_statuses,
-        driver_refusal_reasons,
-        1,
-        CUDA_SUCCESS,
-        CUDA_ERROR_NOT_INITIALIZED,
-        CUDA_ERROR_NOT_SUPPORTED,
-        &cubind__driver_symbols,
+        .library = CUBIND_LIB_DRIVER,
+        .name = "driver",
+        .file = "libcuda",
+        .env_var = "CUBIND_DRIVER_PATH",
+        .sonames = {"libcuda.so.1"},
+        .soname_count = 1,
+        .version_query_name = "cuDriverGetVersion",
+        .refused_statuses = {CUDA_ERROR_STUB_LIBRARY},
+        .refusal_reasons = {"the link-time stub of the driver (lib64/stubs), not the driver"},
+        .refused_count = 1,
+        .status_success = CUDA_SUCCESS,
+        .status_missing_library = CUDA_ERROR_NOT_INITIALIZED,
+        .status_missing_symbol = CUDA_ERROR_NOT_SUPPORTED,
     },
     {
-        "nvrtc",
-        "libnvrtc",
-        "CUBIND_NVRTC_PATH",
-        nvrtc_sonames,
-        2,
-        "nvrtcVersion",
-        nvrtc_version,
-        NULL,
-        NULL,
-        0,
-        NVRTC_SUCCESS,
-        NVRTC_ERROR_INTERNAL_ERROR,
-        NVRTC_ERROR_INTERNAL_ERROR,
-        &cubind__nvrtc_symbols,
+        .library = CUBIND_LIB_NVRTC,
+        .name = "nvrtc",
+        .file = "libnvrtc",
+        .env_var = "CUBIND_NVRTC_PATH",
+        .sonames = {"libnvrtc.so.13", "libnvrtc.so.12"},
+        .soname_count = 2,
+        .version_query_name = "nvrtcVersion",
+        .status_success = NVRTC_SUCCESS,
+        .status_missing_library = NVRTC_ERROR_INTERNAL_ERROR,
+        .status_missing_symbol = NVRTC_ERROR_INTERNAL_ERROR,
     },
     {
-        "nvjitlink",
-        "libnvJitLink",
-        "CUBIND_NVJITLINK_PATH",
-        nvjitlink_sonames,
-        2,
-        "nvJitLinkVersion",
-        nvjitlink_version,
-        NULL,
-        NULL,
-        0,
-        NVJITLINK_SUCCESS,
-        NVJITLINK_ERROR_INTERNAL,
-        NVJITLINK_ERROR_INTERNAL,
-        &cubind__nvjitlink_symbols,
+        .library = CUBIND_LIB_NVJITLINK,
+        .name = "nvjitlink",
+        .file = "libnvJitLink",
+        .env_var = "CUBIND_NVJITLINK_PATH",
+        .sonames = {"libnvJitLink.so.13", "libnvJitLink.so.12"},
+        .soname_count = 2,
+        .version_query_name = "nvJitLinkVersion",
+        .status_success = NVJITLINK_SUCCESS,
+        .status_missing_library = NVJITLINK_ERROR_INTERNAL,
+        .status_missing_symbol = NVJITLINK_ERROR_INTERNAL,
     },
     {
-        "nccl",
-        "libnccl",
-        "CUBIND_NCCL_PATH",
-        nccl_sonames,
-        1,
-        "ncclGetVersion",
-        nccl_version,
-        NULL,
-        NULL,
-        0,
-        ncclSuccess,
-        ncclSystemError,
-        ncclInvalidUsage,
-        &cubind__nccl_symbols,
+        .library = CUBIND_LIB_NCCL,
+        .name = "nccl",
+        .file = "libnccl",
+        .env_var = "CUBIND_NCCL_PATH",
+        .sonames = {"libnccl.so.2"},
+        .soname_count = 1,
+        .version_query_name = "ncclGetVersion",
+        .status_success = ncclSuccess,
+        .status_missing_library = ncclSystemError,
+        .status_missing_symbol = ncclInvalidUsage,
     },
     {
-        "cudnn",
-        "libcudnn",
-        "CUBIND_CUDNN_PATH",
-        cudnn_sonames,
-        1,
-        "cudnnGetVersion",
-        cudnn_version,
-        NULL,
-        NULL,
-        0,
-        CUDNN_STATUS_SUCCESS,
-        CUDNN_STATUS_NOT_INITIALIZED,
-        CUDNN_STATUS_NOT_SUPPORTED,
-        &cubind__cudnn_symbols,
+        .library = CUBIND_LIB_CUDNN,
+        .name = "cudnn",
+        .file = "libcudnn",
+        .env_var = "CUBIND_CUDNN_PATH",
+        .sonames = {"libcudnn.so.9"},
+        .soname_count = 1,
+        .version_query_name = "cudnnGetVersion",
+        .status_success = CUDNN_STATUS_SUCCESS,
+        .status_missing_library = CUDNN_STATUS_NOT_INITIALIZED,
+        .status_missing_symbol = CUDNN_STATUS_NOT_SUPPORTED,
     },
 };

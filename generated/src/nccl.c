@@ -16,228 +16,232 @@
 
 #define SYMBOL_COUNT 41
 
-static cubind__slot slots[SYMBOL_COUNT];
-static cubind__slot traced_slots[SYMBOL_COUNT];
+/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+ * (handed to the loader by cubind__slots, generated/src/libraries.c). */
+cubind__slot cubind__nccl_slots[2 * SYMBOL_COUNT];
 
-/* Every name of the library, one member each: the table below holds their offsets, so it
- * is read-only and needs no relocation when libcubind is loaded. */
-static const struct names {
-    char symbol_ncclMemAlloc[13];
-    char wrapper_cubind_nccl_mem_alloc[22];
-    char symbol_ncclMemFree[12];
-    char wrapper_cubind_nccl_mem_free[21];
-    char symbol_ncclGetVersion[15];
-    char wrapper_cubind_nccl_get_version[24];
-    char symbol_ncclGetUniqueId[16];
-    char wrapper_cubind_nccl_get_unique_id[26];
-    char symbol_ncclCommInitRankConfig[23];
-    char wrapper_cubind_nccl_comm_init_rank_config[34];
-    char symbol_ncclCommInitRank[17];
-    char wrapper_cubind_nccl_comm_init_rank[27];
-    char symbol_ncclCommInitAll[16];
-    char wrapper_cubind_nccl_comm_init_all[26];
-    char symbol_ncclCommFinalize[17];
-    char wrapper_cubind_nccl_comm_finalize[26];
-    char symbol_ncclCommDestroy[16];
-    char wrapper_cubind_nccl_comm_destroy[25];
-    char symbol_ncclCommAbort[14];
-    char wrapper_cubind_nccl_comm_abort[23];
-    char symbol_ncclCommRevoke[15];
-    char wrapper_cubind_nccl_comm_revoke[24];
-    char symbol_ncclCommSplit[14];
-    char wrapper_cubind_nccl_comm_split[23];
-    char symbol_ncclCommShrink[15];
-    char wrapper_cubind_nccl_comm_shrink[24];
-    char symbol_ncclCommInitRankScalable[25];
-    char wrapper_cubind_nccl_comm_init_rank_scalable[36];
-    char symbol_ncclGetErrorString[19];
-    char wrapper_cubind_nccl_get_error_string[29];
-    char symbol_ncclGetLastError[17];
-    char wrapper_cubind_nccl_get_last_error[27];
-    char symbol_ncclResetDebugInit[19];
-    char wrapper_cubind_nccl_reset_debug_init[29];
-    char symbol_ncclCommGetAsyncError[22];
-    char wrapper_cubind_nccl_comm_get_async_error[33];
-    char symbol_ncclCommCount[14];
-    char wrapper_cubind_nccl_comm_count[23];
-    char symbol_ncclCommCuDevice[17];
-    char wrapper_cubind_nccl_comm_cu_device[27];
-    char symbol_ncclCommUserRank[17];
-    char wrapper_cubind_nccl_comm_user_rank[27];
-    char symbol_ncclCommRegister[17];
-    char wrapper_cubind_nccl_comm_register[26];
-    char symbol_ncclCommDeregister[19];
-    char wrapper_cubind_nccl_comm_deregister[28];
-    char symbol_ncclCommWindowRegister[23];
-    char wrapper_cubind_nccl_comm_window_register[33];
-    char symbol_ncclCommWindowDeregister[25];
-    char wrapper_cubind_nccl_comm_window_deregister[35];
-    char symbol_ncclRedOpCreatePreMulSum[25];
-    char wrapper_cubind_nccl_red_op_create_pre_mul_sum[38];
-    char symbol_ncclRedOpDestroy[17];
-    char wrapper_cubind_nccl_red_op_destroy[27];
-    char symbol_ncclReduce[11];
-    char wrapper_cubind_nccl_reduce[19];
-    char symbol_ncclBcast[10];
-    char wrapper_cubind_nccl_bcast[18];
-    char symbol_ncclBroadcast[14];
-    char wrapper_cubind_nccl_broadcast[22];
-    char symbol_ncclAllReduce[14];
-    char wrapper_cubind_nccl_all_reduce[23];
-    char symbol_ncclReduceScatter[18];
-    char wrapper_cubind_nccl_reduce_scatter[27];
-    char symbol_ncclAllGather[14];
-    char wrapper_cubind_nccl_all_gather[23];
-    char symbol_ncclAlltoAll[13];
-    char wrapper_cubind_nccl_allto_all[22];
-    char symbol_ncclGather[11];
-    char wrapper_cubind_nccl_gather[19];
-    char symbol_ncclScatter[12];
-    char wrapper_cubind_nccl_scatter[20];
-    char symbol_ncclSend[9];
-    char wrapper_cubind_nccl_send[17];
-    char symbol_ncclRecv[9];
-    char wrapper_cubind_nccl_recv[17];
-    char symbol_ncclGroupStart[15];
-    char wrapper_cubind_nccl_group_start[24];
-    char symbol_ncclGroupEnd[13];
-    char wrapper_cubind_nccl_group_end[22];
-    char symbol_ncclGroupSimulateEnd[21];
-    char wrapper_cubind_nccl_group_simulate_end[31];
-} names = {
-    "ncclMemAlloc",
-    "cubind_nccl_mem_alloc",
-    "ncclMemFree",
-    "cubind_nccl_mem_free",
-    "ncclGetVersion",
-    "cubind_nccl_get_version",
-    "ncclGetUniqueId",
-    "cubind_nccl_get_unique_id",
-    "ncclCommInitRankConfig",
-    "cubind_nccl_comm_init_rank_config",
-    "ncclCommInitRank",
-    "cubind_nccl_comm_init_rank",
-    "ncclCommInitAll",
-    "cubind_nccl_comm_init_all",
-    "ncclCommFinalize",
-    "cubind_nccl_comm_finalize",
-    "ncclCommDestroy",
-    "cubind_nccl_comm_destroy",
-    "ncclCommAbort",
-    "cubind_nccl_comm_abort",
-    "ncclCommRevoke",
-    "cubind_nccl_comm_revoke",
-    "ncclCommSplit",
-    "cubind_nccl_comm_split",
-    "ncclCommShrink",
-    "cubind_nccl_comm_shrink",
-    "ncclCommInitRankScalable",
-    "cubind_nccl_comm_init_rank_scalable",
-    "ncclGetErrorString",
-    "cubind_nccl_get_error_string",
-    "ncclGetLastError",
-    "cubind_nccl_get_last_error",
-    "ncclResetDebugInit",
-    "cubind_nccl_reset_debug_init",
-    "ncclCommGetAsyncError",
-    "cubind_nccl_comm_get_async_error",
-    "ncclCommCount",
-    "cubind_nccl_comm_count",
-    "ncclCommCuDevice",
-    "cubind_nccl_comm_cu_device",
-    "ncclCommUserRank",
-    "cubind_nccl_comm_user_rank",
-    "ncclCommRegister",
-    "cubind_nccl_comm_register",
-    "ncclCommDeregister",
-    "cubind_nccl_comm_deregister",
-    "ncclCommWindowRegister",
-    "cubind_nccl_comm_window_register",
-    "ncclCommWindowDeregister",
-    "cubind_nccl_comm_window_deregister",
-    "ncclRedOpCreatePreMulSum",
-    "cubind_nccl_red_op_create_pre_mul_sum",
-    "ncclRedOpDestroy",
-    "cubind_nccl_red_op_destroy",
-    "ncclReduce",
-    "cubind_nccl_reduce",
-    "ncclBcast",
-    "cubind_nccl_bcast",
-    "ncclBroadcast",
-    "cubind_nccl_broadcast",
-    "ncclAllReduce",
-    "cubind_nccl_all_reduce",
-    "ncclReduceScatter",
-    "cubind_nccl_reduce_scatter",
-    "ncclAllGather",
-    "cubind_nccl_all_gather",
-    "ncclAlltoAll",
-    "cubind_nccl_allto_all",
-    "ncclGather",
-    "cubind_nccl_gather",
-    "ncclScatter",
-    "cubind_nccl_scatter",
-    "ncclSend",
-    "cubind_nccl_send",
-    "ncclRecv",
-    "cubind_nccl_recv",
-    "ncclGroupStart",
-    "cubind_nccl_group_start",
-    "ncclGroupEnd",
-    "cubind_nccl_group_end",
-    "ncclGroupSimulateEnd",
-    "cubind_nccl_group_simulate_end",
-};
-
+/* The symbol table: the header the loader reads, every name of the library (one member each),
+ * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
+ * needs no relocation when libcubind is loaded. */
+const struct cubind__nccl_symbols {
+    cubind__symbol_table table;
+    struct names {
+        char symbol_ncclMemAlloc[13];
+        char wrapper_cubind_nccl_mem_alloc[22];
+        char symbol_ncclMemFree[12];
+        char wrapper_cubind_nccl_mem_free[21];
+        char symbol_ncclGetVersion[15];
+        char wrapper_cubind_nccl_get_version[24];
+        char symbol_ncclGetUniqueId[16];
+        char wrapper_cubind_nccl_get_unique_id[26];
+        char symbol_ncclCommInitRankConfig[23];
+        char wrapper_cubind_nccl_comm_init_rank_config[34];
+        char symbol_ncclCommInitRank[17];
+        char wrapper_cubind_nccl_comm_init_rank[27];
+        char symbol_ncclCommInitAll[16];
+        char wrapper_cubind_nccl_comm_init_all[26];
+        char symbol_ncclCommFinalize[17];
+        char wrapper_cubind_nccl_comm_finalize[26];
+        char symbol_ncclCommDestroy[16];
+        char wrapper_cubind_nccl_comm_destroy[25];
+        char symbol_ncclCommAbort[14];
+        char wrapper_cubind_nccl_comm_abort[23];
+        char symbol_ncclCommRevoke[15];
+        char wrapper_cubind_nccl_comm_revoke[24];
+        char symbol_ncclCommSplit[14];
+        char wrapper_cubind_nccl_comm_split[23];
+        char symbol_ncclCommShrink[15];
+        char wrapper_cubind_nccl_comm_shrink[24];
+        char symbol_ncclCommInitRankScalable[25];
+        char wrapper_cubind_nccl_comm_init_rank_scalable[36];
+        char symbol_ncclGetErrorString[19];
+        char wrapper_cubind_nccl_get_error_string[29];
+        char symbol_ncclGetLastError[17];
+        char wrapper_cubind_nccl_get_last_error[27];
+        char symbol_ncclResetDebugInit[19];
+        char wrapper_cubind_nccl_reset_debug_init[29];
+        char symbol_ncclCommGetAsyncError[22];
+        char wrapper_cubind_nccl_comm_get_async_error[33];
+        char symbol_ncclCommCount[14];
+        char wrapper_cubind_nccl_comm_count[23];
+        char symbol_ncclCommCuDevice[17];
+        char wrapper_cubind_nccl_comm_cu_device[27];
+        char symbol_ncclCommUserRank[17];
+        char wrapper_cubind_nccl_comm_user_rank[27];
+        char symbol_ncclCommRegister[17];
+        char wrapper_cubind_nccl_comm_register[26];
+        char symbol_ncclCommDeregister[19];
+        char wrapper_cubind_nccl_comm_deregister[28];
+        char symbol_ncclCommWindowRegister[23];
+        char wrapper_cubind_nccl_comm_window_register[33];
+        char symbol_ncclCommWindowDeregister[25];
+        char wrapper_cubind_nccl_comm_window_deregister[35];
+        char symbol_ncclRedOpCreatePreMulSum[25];
+        char wrapper_cubind_nccl_red_op_create_pre_mul_sum[38];
+        char symbol_ncclRedOpDestroy[17];
+        char wrapper_cubind_nccl_red_op_destroy[27];
+        char symbol_ncclReduce[11];
+        char wrapper_cubind_nccl_reduce[19];
+        char symbol_ncclBcast[10];
+        char wrapper_cubind_nccl_bcast[18];
+        char symbol_ncclBroadcast[14];
+        char wrapper_cubind_nccl_broadcast[22];
+        char symbol_ncclAllReduce[14];
+        char wrapper_cubind_nccl_all_reduce[23];
+        char symbol_ncclReduceScatter[18];
+        char wrapper_cubind_nccl_reduce_scatter[27];
+        char symbol_ncclAllGather[14];
+        char wrapper_cubind_nccl_all_gather[23];
+        char symbol_ncclAlltoAll[13];
+        char wrapper_cubind_nccl_allto_all[22];
+        char symbol_ncclGather[11];
+        char wrapper_cubind_nccl_gather[19];
+        char symbol_ncclScatter[12];
+        char wrapper_cubind_nccl_scatter[20];
+        char symbol_ncclSend[9];
+        char wrapper_cubind_nccl_send[17];
+        char symbol_ncclRecv[9];
+        char wrapper_cubind_nccl_recv[17];
+        char symbol_ncclGroupStart[15];
+        char wrapper_cubind_nccl_group_start[24];
+        char symbol_ncclGroupEnd[13];
+        char wrapper_cubind_nccl_group_end[22];
+        char symbol_ncclGroupSimulateEnd[21];
+        char wrapper_cubind_nccl_group_simulate_end[31];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+} cubind__nccl_symbols = {
+    {CUBIND_LIB_NCCL, SYMBOL_COUNT, offsetof(struct cubind__nccl_symbols, names),
+     offsetof(struct cubind__nccl_symbols, offsets)},
+    {
+        "ncclMemAlloc",
+        "cubind_nccl_mem_alloc",
+        "ncclMemFree",
+        "cubind_nccl_mem_free",
+        "ncclGetVersion",
+        "cubind_nccl_get_version",
+        "ncclGetUniqueId",
+        "cubind_nccl_get_unique_id",
+        "ncclCommInitRankConfig",
+        "cubind_nccl_comm_init_rank_config",
+        "ncclCommInitRank",
+        "cubind_nccl_comm_init_rank",
+        "ncclCommInitAll",
+        "cubind_nccl_comm_init_all",
+        "ncclCommFinalize",
+        "cubind_nccl_comm_finalize",
+        "ncclCommDestroy",
+        "cubind_nccl_comm_destroy",
+        "ncclCommAbort",
+        "cubind_nccl_comm_abort",
+        "ncclCommRevoke",
+        "cubind_nccl_comm_revoke",
+        "ncclCommSplit",
+        "cubind_nccl_comm_split",
+        "ncclCommShrink",
+        "cubind_nccl_comm_shrink",
+        "ncclCommInitRankScalable",
+        "cubind_nccl_comm_init_rank_scalable",
+        "ncclGetErrorString",
+        "cubind_nccl_get_error_string",
+        "ncclGetLastError",
+        "cubind_nccl_get_last_error",
+        "ncclResetDebugInit",
+        "cubind_nccl_reset_debug_init",
+        "ncclCommGetAsyncError",
+        "cubind_nccl_comm_get_async_error",
+        "ncclCommCount",
+        "cubind_nccl_comm_count",
+        "ncclCommCuDevice",
+        "cubind_nccl_comm_cu_device",
+        "ncclCommUserRank",
+        "cubind_nccl_comm_user_rank",
+        "ncclCommRegister",
+        "cubind_nccl_comm_register",
+        "ncclCommDeregister",
+        "cubind_nccl_comm_deregister",
+        "ncclCommWindowRegister",
+        "cubind_nccl_comm_window_register",
+        "ncclCommWindowDeregister",
+        "cubind_nccl_comm_window_deregister",
+        "ncclRedOpCreatePreMulSum",
+        "cubind_nccl_red_op_create_pre_mul_sum",
+        "ncclRedOpDestroy",
+        "cubind_nccl_red_op_destroy",
+        "ncclReduce",
+        "cubind_nccl_reduce",
+        "ncclBcast",
+        "cubind_nccl_bcast",
+        "ncclBroadcast",
+        "cubind_nccl_broadcast",
+        "ncclAllReduce",
+        "cubind_nccl_all_reduce",
+        "ncclReduceScatter",
+        "cubind_nccl_reduce_scatter",
+        "ncclAllGather",
+        "cubind_nccl_all_gather",
+        "ncclAlltoAll",
+        "cubind_nccl_allto_all",
+        "ncclGather",
+        "cubind_nccl_gather",
+        "ncclScatter",
+        "cubind_nccl_scatter",
+        "ncclSend",
+        "cubind_nccl_send",
+        "ncclRecv",
+        "cubind_nccl_recv",
+        "ncclGroupStart",
+        "cubind_nccl_group_start",
+        "ncclGroupEnd",
+        "cubind_nccl_group_end",
+        "ncclGroupSimulateEnd",
+        "cubind_nccl_group_simulate_end",
+    },
 #define AT(member) offsetof(struct names, member)
-
-/* Exported symbol, C API name, cubind name. */
-static const cubind__name_offsets offsets[SYMBOL_COUNT] = {
-    {AT(symbol_ncclMemAlloc), AT(symbol_ncclMemAlloc), AT(wrapper_cubind_nccl_mem_alloc)},
-    {AT(symbol_ncclMemFree), AT(symbol_ncclMemFree), AT(wrapper_cubind_nccl_mem_free)},
-    {AT(symbol_ncclGetVersion), AT(symbol_ncclGetVersion), AT(wrapper_cubind_nccl_get_version)},
-    {AT(symbol_ncclGetUniqueId), AT(symbol_ncclGetUniqueId), AT(wrapper_cubind_nccl_get_unique_id)},
-    {AT(symbol_ncclCommInitRankConfig), AT(symbol_ncclCommInitRankConfig), AT(wrapper_cubind_nccl_comm_init_rank_config)},
-    {AT(symbol_ncclCommInitRank), AT(symbol_ncclCommInitRank), AT(wrapper_cubind_nccl_comm_init_rank)},
-    {AT(symbol_ncclCommInitAll), AT(symbol_ncclCommInitAll), AT(wrapper_cubind_nccl_comm_init_all)},
-    {AT(symbol_ncclCommFinalize), AT(symbol_ncclCommFinalize), AT(wrapper_cubind_nccl_comm_finalize)},
-    {AT(symbol_ncclCommDestroy), AT(symbol_ncclCommDestroy), AT(wrapper_cubind_nccl_comm_destroy)},
-    {AT(symbol_ncclCommAbort), AT(symbol_ncclCommAbort), AT(wrapper_cubind_nccl_comm_abort)},
-    {AT(symbol_ncclCommRevoke), AT(symbol_ncclCommRevoke), AT(wrapper_cubind_nccl_comm_revoke)},
-    {AT(symbol_ncclCommSplit), AT(symbol_ncclCommSplit), AT(wrapper_cubind_nccl_comm_split)},
-    {AT(symbol_ncclCommShrink), AT(symbol_ncclCommShrink), AT(wrapper_cubind_nccl_comm_shrink)},
-    {AT(symbol_ncclCommInitRankScalable), AT(symbol_ncclCommInitRankScalable), AT(wrapper_cubind_nccl_comm_init_rank_scalable)},
-    {AT(symbol_ncclGetErrorString), AT(symbol_ncclGetErrorString), AT(wrapper_cubind_nccl_get_error_string)},
-    {AT(symbol_ncclGetLastError), AT(symbol_ncclGetLastError), AT(wrapper_cubind_nccl_get_last_error)},
-    {AT(symbol_ncclResetDebugInit), AT(symbol_ncclResetDebugInit), AT(wrapper_cubind_nccl_reset_debug_init)},
-    {AT(symbol_ncclCommGetAsyncError), AT(symbol_ncclCommGetAsyncError), AT(wrapper_cubind_nccl_comm_get_async_error)},
-    {AT(symbol_ncclCommCount), AT(symbol_ncclCommCount), AT(wrapper_cubind_nccl_comm_count)},
-    {AT(symbol_ncclCommCuDevice), AT(symbol_ncclCommCuDevice), AT(wrapper_cubind_nccl_comm_cu_device)},
-    {AT(symbol_ncclCommUserRank), AT(symbol_ncclCommUserRank), AT(wrapper_cubind_nccl_comm_user_rank)},
-    {AT(symbol_ncclCommRegister), AT(symbol_ncclCommRegister), AT(wrapper_cubind_nccl_comm_register)},
-    {AT(symbol_ncclCommDeregister), AT(symbol_ncclCommDeregister), AT(wrapper_cubind_nccl_comm_deregister)},
-    {AT(symbol_ncclCommWindowRegister), AT(symbol_ncclCommWindowRegister), AT(wrapper_cubind_nccl_comm_window_register)},
-    {AT(symbol_ncclCommWindowDeregister), AT(symbol_ncclCommWindowDeregister), AT(wrapper_cubind_nccl_comm_window_deregister)},
-    {AT(symbol_ncclRedOpCreatePreMulSum), AT(symbol_ncclRedOpCreatePreMulSum), AT(wrapper_cubind_nccl_red_op_create_pre_mul_sum)},
-    {AT(symbol_ncclRedOpDestroy), AT(symbol_ncclRedOpDestroy), AT(wrapper_cubind_nccl_red_op_destroy)},
-    {AT(symbol_ncclReduce), AT(symbol_ncclReduce), AT(wrapper_cubind_nccl_reduce)},
-    {AT(symbol_ncclBcast), AT(symbol_ncclBcast), AT(wrapper_cubind_nccl_bcast)},
-    {AT(symbol_ncclBroadcast), AT(symbol_ncclBroadcast), AT(wrapper_cubind_nccl_broadcast)},
-    {AT(symbol_ncclAllReduce), AT(symbol_ncclAllReduce), AT(wrapper_cubind_nccl_all_reduce)},
-    {AT(symbol_ncclReduceScatter), AT(symbol_ncclReduceScatter), AT(wrapper_cubind_nccl_reduce_scatter)},
-    {AT(symbol_ncclAllGather), AT(symbol_ncclAllGather), AT(wrapper_cubind_nccl_all_gather)},
-    {AT(symbol_ncclAlltoAll), AT(symbol_ncclAlltoAll), AT(wrapper_cubind_nccl_allto_all)},
-    {AT(symbol_ncclGather), AT(symbol_ncclGather), AT(wrapper_cubind_nccl_gather)},
-    {AT(symbol_ncclScatter), AT(symbol_ncclScatter), AT(wrapper_cubind_nccl_scatter)},
-    {AT(symbol_ncclSend), AT(symbol_ncclSend), AT(wrapper_cubind_nccl_send)},
-    {AT(symbol_ncclRecv), AT(symbol_ncclRecv), AT(wrapper_cubind_nccl_recv)},
-    {AT(symbol_ncclGroupStart), AT(symbol_ncclGroupStart), AT(wrapper_cubind_nccl_group_start)},
-    {AT(symbol_ncclGroupEnd), AT(symbol_ncclGroupEnd), AT(wrapper_cubind_nccl_group_end)},
-    {AT(symbol_ncclGroupSimulateEnd), AT(symbol_ncclGroupSimulateEnd), AT(wrapper_cubind_nccl_group_simulate_end)},
-};
-
-const cubind__symbol_table cubind__nccl_symbols = {
-    CUBIND_LIB_NCCL, SYMBOL_COUNT, (const char *)&names, offsets, slots, traced_slots,
+    {
+        {AT(symbol_ncclMemAlloc), AT(symbol_ncclMemAlloc), AT(wrapper_cubind_nccl_mem_alloc)},
+        {AT(symbol_ncclMemFree), AT(symbol_ncclMemFree), AT(wrapper_cubind_nccl_mem_free)},
+        {AT(symbol_ncclGetVersion), AT(symbol_ncclGetVersion), AT(wrapper_cubind_nccl_get_version)},
+        {AT(symbol_ncclGetUniqueId), AT(symbol_ncclGetUniqueId), AT(wrapper_cubind_nccl_get_unique_id)},
+        {AT(symbol_ncclCommInitRankConfig), AT(symbol_ncclCommInitRankConfig), AT(wrapper_cubind_nccl_comm_init_rank_config)},
+        {AT(symbol_ncclCommInitRank), AT(symbol_ncclCommInitRank), AT(wrapper_cubind_nccl_comm_init_rank)},
+        {AT(symbol_ncclCommInitAll), AT(symbol_ncclCommInitAll), AT(wrapper_cubind_nccl_comm_init_all)},
+        {AT(symbol_ncclCommFinalize), AT(symbol_ncclCommFinalize), AT(wrapper_cubind_nccl_comm_finalize)},
+        {AT(symbol_ncclCommDestroy), AT(symbol_ncclCommDestroy), AT(wrapper_cubind_nccl_comm_destroy)},
+        {AT(symbol_ncclCommAbort), AT(symbol_ncclCommAbort), AT(wrapper_cubind_nccl_comm_abort)},
+        {AT(symbol_ncclCommRevoke), AT(symbol_ncclCommRevoke), AT(wrapper_cubind_nccl_comm_revoke)},
+        {AT(symbol_ncclCommSplit), AT(symbol_ncclCommSplit), AT(wrapper_cubind_nccl_comm_split)},
+        {AT(symbol_ncclCommShrink), AT(symbol_ncclCommShrink), AT(wrapper_cubind_nccl_comm_shrink)},
+        {AT(symbol_ncclCommInitRankScalable), AT(symbol_ncclCommInitRankScalable), AT(wrapper_cubind_nccl_comm_init_rank_scalable)},
+        {AT(symbol_ncclGetErrorString), AT(symbol_ncclGetErrorString), AT(wrapper_cubind_nccl_get_error_string)},
+        {AT(symbol_ncclGetLastError), AT(symbol_ncclGetLastError), AT(wrapper_cubind_nccl_get_last_error)},
+        {AT(symbol_ncclResetDebugInit), AT(symbol_ncclResetDebugInit), AT(wrapper_cubind_nccl_reset_debug_init)},
+        {AT(symbol_ncclCommGetAsyncError), AT(symbol_ncclCommGetAsyncError), AT(wrapper_cubind_nccl_comm_get_async_error)},
+        {AT(symbol_ncclCommCount), AT(symbol_ncclCommCount), AT(wrapper_cubind_nccl_comm_count)},
+        {AT(symbol_ncclCommCuDevice), AT(symbol_ncclCommCuDevice), AT(wrapper_cubind_nccl_comm_cu_device)},
+        {AT(symbol_ncclCommUserRank), AT(symbol_ncclCommUserRank), AT(wrapper_cubind_nccl_comm_user_rank)},
+        {AT(symbol_ncclCommRegister), AT(symbol_ncclCommRegister), AT(wrapper_cubind_nccl_comm_register)},
+        {AT(symbol_ncclCommDeregister), AT(symbol_ncclCommDeregister), AT(wrapper_cubind_nccl_comm_deregister)},
+        {AT(symbol_ncclCommWindowRegister), AT(symbol_ncclCommWindowRegister), AT(wrapper_cubind_nccl_comm_window_register)},
+        {AT(symbol_ncclCommWindowDeregister), AT(symbol_ncclCommWindowDeregister), AT(wrapper_cubind_nccl_comm_window_deregister)},
+        {AT(symbol_ncclRedOpCreatePreMulSum), AT(symbol_ncclRedOpCreatePreMulSum), AT(wrapper_cubind_nccl_red_op_create_pre_mul_sum)},
+        {AT(symbol_ncclRedOpDestroy), AT(symbol_ncclRedOpDestroy), AT(wrapper_cubind_nccl_red_op_destroy)},
+        {AT(symbol_ncclReduce), AT(symbol_ncclReduce), AT(wrapper_cubind_nccl_reduce)},
+        {AT(symbol_ncclBcast), AT(symbol_ncclBcast), AT(wrapper_cubind_nccl_bcast)},
+        {AT(symbol_ncclBroadcast), AT(symbol_ncclBroadcast), AT(wrapper_cubind_nccl_broadcast)},
+        {AT(symbol_ncclAllReduce), AT(symbol_ncclAllReduce), AT(wrapper_cubind_nccl_all_reduce)},
+        {AT(symbol_ncclReduceScatter), AT(symbol_ncclReduceScatter), AT(wrapper_cubind_nccl_reduce_scatter)},
+        {AT(symbol_ncclAllGather), AT(symbol_ncclAllGather), AT(wrapper_cubind_nccl_all_gather)},
+        {AT(symbol_ncclAlltoAll), AT(symbol_ncclAlltoAll), AT(wrapper_cubind_nccl_allto_all)},
+        {AT(symbol_ncclGather), AT(symbol_ncclGather), AT(wrapper_cubind_nccl_gather)},
+        {AT(symbol_ncclScatter), AT(symbol_ncclScatter), AT(wrapper_cubind_nccl_scatter)},
+        {AT(symbol_ncclSend), AT(symbol_ncclSend), AT(wrapper_cubind_nccl_send)},
+        {AT(symbol_ncclRecv), AT(symbol_ncclRecv), AT(wrapper_cubind_nccl_recv)},
+        {AT(symbol_ncclGroupStart), AT(symbol_ncclGroupStart), AT(wrapper_cubind_nccl_group_start)},
+        {AT(symbol_ncclGroupEnd), AT(symbol_ncclGroupEnd), AT(wrapper_cubind_nccl_group_end)},
+        {AT(symbol_ncclGroupSimulateEnd), AT(symbol_ncclGroupSimulateEnd), AT(wrapper_cubind_nccl_group_simulate_end)},
+    },
+#undef AT
 };
 
 /* Tracing: the name of a ncclResult_t value, NULL when it is none of the constants. */
@@ -309,13 +313,13 @@ typedef ncclResult_t (*cubind__ncclMemAlloc_fn)(void **ptr, size_t size);
 static ncclResult_t call_ncclMemAlloc(void **ptr, size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__resolve(&cubind__nccl_symbols, 0, &cubind_unavailable);
+    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__resolve(&cubind__nccl_symbols.table, 0, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr, size);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 0, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 0, (int)cubind_status);
     return cubind_status;
 }
 
@@ -327,7 +331,7 @@ static CUBIND_COLD ncclResult_t traced_ncclMemAlloc(void **ptr, size_t size)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclMemAlloc(ptr, size);
     cubind_result = call_ncclMemAlloc(ptr, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 0), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 0), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -346,13 +350,13 @@ static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size)
 
 ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
 {
-    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__cached(&slots[0]);
+    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__cached(&cubind__nccl_slots[0]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclMemAlloc(ptr, size);
     cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 0, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -363,13 +367,13 @@ typedef ncclResult_t (*cubind__ncclMemFree_fn)(void *ptr);
 static ncclResult_t call_ncclMemFree(void *ptr)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__resolve(&cubind__nccl_symbols, 1, &cubind_unavailable);
+    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__resolve(&cubind__nccl_symbols.table, 1, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(ptr);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 1, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -381,7 +385,7 @@ static CUBIND_COLD ncclResult_t traced_ncclMemFree(void *ptr)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclMemFree(ptr);
     cubind_result = call_ncclMemFree(ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 1), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 1), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -399,13 +403,13 @@ static CUBIND_COLD ncclResult_t slow_ncclMemFree(void *ptr)
 
 ncclResult_t cubind_nccl_mem_free(void *ptr)
 {
-    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__cached(&slots[1]);
+    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__cached(&cubind__nccl_slots[1]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclMemFree(ptr);
     cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 1, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -416,13 +420,13 @@ typedef ncclResult_t (*cubind__ncclGetVersion_fn)(int *version);
 static ncclResult_t call_ncclGetVersion(int *version)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__resolve(&cubind__nccl_symbols, 2, &cubind_unavailable);
+    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__resolve(&cubind__nccl_symbols.table, 2, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(version);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 2, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 2, (int)cubind_status);
     return cubind_status;
 }
 
@@ -434,7 +438,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGetVersion(int *version)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGetVersion(version);
     cubind_result = call_ncclGetVersion(version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 2), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 2), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -452,13 +456,13 @@ static CUBIND_COLD ncclResult_t slow_ncclGetVersion(int *version)
 
 ncclResult_t cubind_nccl_get_version(int *version)
 {
-    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__cached(&slots[2]);
+    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__cached(&cubind__nccl_slots[2]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclGetVersion(version);
     cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 2, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -469,13 +473,13 @@ typedef ncclResult_t (*cubind__ncclGetUniqueId_fn)(ncclUniqueId *uniqueId);
 static ncclResult_t call_ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__resolve(&cubind__nccl_symbols, 3, &cubind_unavailable);
+    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__resolve(&cubind__nccl_symbols.table, 3, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(uniqueId);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 3, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 3, (int)cubind_status);
     return cubind_status;
 }
 
@@ -487,7 +491,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGetUniqueId(ncclUniqueId *uniqueId)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGetUniqueId(uniqueId);
     cubind_result = call_ncclGetUniqueId(uniqueId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 3), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 3), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "uniqueId", (uintptr_t)uniqueId);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -505,13 +509,13 @@ static CUBIND_COLD ncclResult_t slow_ncclGetUniqueId(ncclUniqueId *uniqueId)
 
 ncclResult_t cubind_nccl_get_unique_id(ncclUniqueId *uniqueId)
 {
-    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__cached(&slots[3]);
+    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__cached(&cubind__nccl_slots[3]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclGetUniqueId(uniqueId);
     cubind_status = cubind_fn(uniqueId);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 3, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -522,13 +526,13 @@ typedef ncclResult_t (*cubind__ncclCommInitRankConfig_fn)(ncclComm_t *comm, int 
 static ncclResult_t call_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__resolve(&cubind__nccl_symbols, 4, &cubind_unavailable);
+    cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__resolve(&cubind__nccl_symbols.table, 4, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, nranks, commId, rank, config);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 4, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 4, (int)cubind_status);
     return cubind_status;
 }
 
@@ -540,7 +544,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRankConfig(ncclComm_t *comm, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
     cubind_result = call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 4), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 4), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
         cubind__trace_record(&cubind_call, "commId");
@@ -562,13 +566,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommInitRankConfig(ncclComm_t *comm, in
 
 ncclResult_t cubind_nccl_comm_init_rank_config(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
-    cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__cached(&slots[4]);
+    cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__cached(&cubind__nccl_slots[4]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
     cubind_status = cubind_fn(comm, nranks, commId, rank, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 4, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -579,13 +583,13 @@ typedef ncclResult_t (*cubind__ncclCommInitRank_fn)(ncclComm_t *comm, int nranks
 static ncclResult_t call_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__resolve(&cubind__nccl_symbols, 5, &cubind_unavailable);
+    cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__resolve(&cubind__nccl_symbols.table, 5, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, nranks, commId, rank);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 5, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -597,7 +601,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRank(ncclComm_t *comm, int nr
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommInitRank(comm, nranks, commId, rank);
     cubind_result = call_ncclCommInitRank(comm, nranks, commId, rank);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 5), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 5), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
         cubind__trace_record(&cubind_call, "commId");
@@ -618,13 +622,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommInitRank(ncclComm_t *comm, int nran
 
 ncclResult_t cubind_nccl_comm_init_rank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
-    cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__cached(&slots[5]);
+    cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__cached(&cubind__nccl_slots[5]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommInitRank(comm, nranks, commId, rank);
     cubind_status = cubind_fn(comm, nranks, commId, rank);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 5, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -635,13 +639,13 @@ typedef ncclResult_t (*cubind__ncclCommInitAll_fn)(ncclComm_t *comm, int ndev, c
 static ncclResult_t call_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__resolve(&cubind__nccl_symbols, 6, &cubind_unavailable);
+    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__resolve(&cubind__nccl_symbols.table, 6, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, ndev, devlist);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 6, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -653,7 +657,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitAll(ncclComm_t *comm, int nde
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommInitAll(comm, ndev, devlist);
     cubind_result = call_ncclCommInitAll(comm, ndev, devlist);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 6), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 6), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "ndev", (long long)ndev);
         cubind__trace_pointer(&cubind_call, "devlist", (uintptr_t)devlist);
@@ -673,13 +677,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommInitAll(ncclComm_t *comm, int ndev,
 
 ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *devlist)
 {
-    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__cached(&slots[6]);
+    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__cached(&cubind__nccl_slots[6]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommInitAll(comm, ndev, devlist);
     cubind_status = cubind_fn(comm, ndev, devlist);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 6, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -690,13 +694,13 @@ typedef ncclResult_t (*cubind__ncclCommFinalize_fn)(ncclComm_t comm);
 static ncclResult_t call_ncclCommFinalize(ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__resolve(&cubind__nccl_symbols, 7, &cubind_unavailable);
+    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__resolve(&cubind__nccl_symbols.table, 7, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 7, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -708,7 +712,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommFinalize(ncclComm_t comm)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommFinalize(comm);
     cubind_result = call_ncclCommFinalize(comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 7), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 7), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -726,13 +730,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommFinalize(ncclComm_t comm)
 
 ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
 {
-    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__cached(&slots[7]);
+    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__cached(&cubind__nccl_slots[7]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommFinalize(comm);
     cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 7, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -743,13 +747,13 @@ typedef ncclResult_t (*cubind__ncclCommDestroy_fn)(ncclComm_t comm);
 static ncclResult_t call_ncclCommDestroy(ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__resolve(&cubind__nccl_symbols, 8, &cubind_unavailable);
+    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__resolve(&cubind__nccl_symbols.table, 8, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 8, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -761,7 +765,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommDestroy(ncclComm_t comm)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommDestroy(comm);
     cubind_result = call_ncclCommDestroy(comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 8), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 8), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -779,13 +783,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommDestroy(ncclComm_t comm)
 
 ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
 {
-    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__cached(&slots[8]);
+    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__cached(&cubind__nccl_slots[8]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommDestroy(comm);
     cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 8, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -796,13 +800,13 @@ typedef ncclResult_t (*cubind__ncclCommAbort_fn)(ncclComm_t comm);
 static ncclResult_t call_ncclCommAbort(ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__resolve(&cubind__nccl_symbols, 9, &cubind_unavailable);
+    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__resolve(&cubind__nccl_symbols.table, 9, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 9, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -814,7 +818,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommAbort(ncclComm_t comm)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommAbort(comm);
     cubind_result = call_ncclCommAbort(comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 9), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 9), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -832,13 +836,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommAbort(ncclComm_t comm)
 
 ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
 {
-    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__cached(&slots[9]);
+    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__cached(&cubind__nccl_slots[9]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommAbort(comm);
     cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 9, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -849,13 +853,13 @@ typedef ncclResult_t (*cubind__ncclCommRevoke_fn)(ncclComm_t comm, int revokeFla
 static ncclResult_t call_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__resolve(&cubind__nccl_symbols, 10, &cubind_unavailable);
+    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__resolve(&cubind__nccl_symbols.table, 10, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, revokeFlags);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 10, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -867,7 +871,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommRevoke(ncclComm_t comm, int revok
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommRevoke(comm, revokeFlags);
     cubind_result = call_ncclCommRevoke(comm, revokeFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 10), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 10), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "revokeFlags", (long long)revokeFlags);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -886,13 +890,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommRevoke(ncclComm_t comm, int revokeF
 
 ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
 {
-    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__cached(&slots[10]);
+    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__cached(&cubind__nccl_slots[10]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommRevoke(comm, revokeFlags);
     cubind_status = cubind_fn(comm, revokeFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 10, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -903,13 +907,13 @@ typedef ncclResult_t (*cubind__ncclCommSplit_fn)(ncclComm_t comm, int color, int
 static ncclResult_t call_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__resolve(&cubind__nccl_symbols, 11, &cubind_unavailable);
+    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__resolve(&cubind__nccl_symbols.table, 11, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, color, key, newcomm, config);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 11, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -921,7 +925,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommSplit(ncclComm_t comm, int color,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommSplit(comm, color, key, newcomm, config);
     cubind_result = call_ncclCommSplit(comm, color, key, newcomm, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 11), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 11), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_signed(&cubind_call, "color", (long long)color);
         cubind__trace_signed(&cubind_call, "key", (long long)key);
@@ -943,13 +947,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommSplit(ncclComm_t comm, int color, i
 
 ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
-    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__cached(&slots[11]);
+    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__cached(&cubind__nccl_slots[11]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommSplit(comm, color, key, newcomm, config);
     cubind_status = cubind_fn(comm, color, key, newcomm, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 11, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -960,13 +964,13 @@ typedef ncclResult_t (*cubind__ncclCommShrink_fn)(ncclComm_t comm, int *excludeR
 static ncclResult_t call_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__resolve(&cubind__nccl_symbols, 12, &cubind_unavailable);
+    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__resolve(&cubind__nccl_symbols.table, 12, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 12, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -978,7 +982,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommShrink(ncclComm_t comm, int *excl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     cubind_result = call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 12), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 12), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "excludeRanksList", (uintptr_t)excludeRanksList);
         cubind__trace_signed(&cubind_call, "excludeRanksCount", (long long)excludeRanksCount);
@@ -1001,13 +1005,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommShrink(ncclComm_t comm, int *exclud
 
 ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
-    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__cached(&slots[12]);
+    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__cached(&cubind__nccl_slots[12]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 12, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1018,13 +1022,13 @@ typedef ncclResult_t (*cubind__ncclCommInitRankScalable_fn)(ncclComm_t *newcomm,
 static ncclResult_t call_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__resolve(&cubind__nccl_symbols, 13, &cubind_unavailable);
+    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__resolve(&cubind__nccl_symbols.table, 13, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 13, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1036,7 +1040,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommInitRankScalable(ncclComm_t *newc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
     cubind_result = call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 13), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 13), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "newcomm", (uintptr_t)newcomm);
         cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
         cubind__trace_signed(&cubind_call, "myrank", (long long)myrank);
@@ -1059,13 +1063,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommInitRankScalable(ncclComm_t *newcom
 
 ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
-    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__cached(&slots[13]);
+    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__cached(&cubind__nccl_slots[13]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
     cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 13, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1075,7 +1079,7 @@ typedef const char *(*cubind__ncclGetErrorString_fn)(ncclResult_t result);
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_get_error_string. */
 static const char *call_ncclGetErrorString(ncclResult_t result)
 {
-    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__resolve(&cubind__nccl_symbols, 14, NULL);
+    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__resolve(&cubind__nccl_symbols.table, 14, NULL);
     if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(result);
@@ -1089,7 +1093,7 @@ static CUBIND_COLD const char *traced_ncclGetErrorString(ncclResult_t result)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGetErrorString(result);
     cubind_result = call_ncclGetErrorString(result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 14), 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 14), 0)) {
         cubind__trace_enum(&cubind_call, "result", trace_enum_0((long long)result), (long long)result);
         cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1107,7 +1111,7 @@ static CUBIND_COLD const char *slow_ncclGetErrorString(ncclResult_t result)
 
 const char *cubind_nccl_get_error_string(ncclResult_t result)
 {
-    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__cached(&slots[14]);
+    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__cached(&cubind__nccl_slots[14]);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclGetErrorString(result);
     return cubind_fn(result);
@@ -1118,7 +1122,7 @@ typedef const char *(*cubind__ncclGetLastError_fn)(ncclComm_t comm);
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_get_last_error. */
 static const char *call_ncclGetLastError(ncclComm_t comm)
 {
-    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__resolve(&cubind__nccl_symbols, 15, NULL);
+    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__resolve(&cubind__nccl_symbols.table, 15, NULL);
     if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(comm);
@@ -1132,7 +1136,7 @@ static CUBIND_COLD const char *traced_ncclGetLastError(ncclComm_t comm)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGetLastError(comm);
     cubind_result = call_ncclGetLastError(comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 15), 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 15), 0)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1150,7 +1154,7 @@ static CUBIND_COLD const char *slow_ncclGetLastError(ncclComm_t comm)
 
 const char *cubind_nccl_get_last_error(ncclComm_t comm)
 {
-    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__cached(&slots[15]);
+    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__cached(&cubind__nccl_slots[15]);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclGetLastError(comm);
     return cubind_fn(comm);
@@ -1161,7 +1165,7 @@ typedef void (*cubind__ncclResetDebugInit_fn)(void);
 /* The call through the loader, shared by the slow and the traced paths of cubind_nccl_reset_debug_init. */
 static void call_ncclResetDebugInit(void)
 {
-    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__resolve(&cubind__nccl_symbols, 16, NULL);
+    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__resolve(&cubind__nccl_symbols.table, 16, NULL);
     if (cubind_fn == NULL)
         return;
     cubind_fn();
@@ -1176,7 +1180,7 @@ static CUBIND_COLD void traced_ncclResetDebugInit(void)
         return;
     }
     call_ncclResetDebugInit();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 16), 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 16), 0)) {
         cubind__trace_end(&cubind_call);
     }
 }
@@ -1192,7 +1196,7 @@ static CUBIND_COLD void slow_ncclResetDebugInit(void)
 
 void cubind_nccl_reset_debug_init(void)
 {
-    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__cached(&slots[16]);
+    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__cached(&cubind__nccl_slots[16]);
     if (CUBIND_UNLIKELY(cubind_fn == NULL)) {
         slow_ncclResetDebugInit();
         return;
@@ -1206,13 +1210,13 @@ typedef ncclResult_t (*cubind__ncclCommGetAsyncError_fn)(ncclComm_t comm, ncclRe
 static ncclResult_t call_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__resolve(&cubind__nccl_symbols, 17, &cubind_unavailable);
+    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__resolve(&cubind__nccl_symbols.table, 17, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, asyncError);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 17, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1224,7 +1228,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommGetAsyncError(ncclComm_t comm, nc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommGetAsyncError(comm, asyncError);
     cubind_result = call_ncclCommGetAsyncError(comm, asyncError);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 17), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 17), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "asyncError", (uintptr_t)asyncError);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1243,13 +1247,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommGetAsyncError(ncclComm_t comm, nccl
 
 ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asyncError)
 {
-    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__cached(&slots[17]);
+    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__cached(&cubind__nccl_slots[17]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommGetAsyncError(comm, asyncError);
     cubind_status = cubind_fn(comm, asyncError);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 17, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1260,13 +1264,13 @@ typedef ncclResult_t (*cubind__ncclCommCount_fn)(const ncclComm_t comm, int *cou
 static ncclResult_t call_ncclCommCount(const ncclComm_t comm, int *count)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__resolve(&cubind__nccl_symbols, 18, &cubind_unavailable);
+    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__resolve(&cubind__nccl_symbols.table, 18, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, count);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 18, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1278,7 +1282,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommCount(const ncclComm_t comm, int 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommCount(comm, count);
     cubind_result = call_ncclCommCount(comm, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 18), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 18), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1297,13 +1301,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommCount(const ncclComm_t comm, int *c
 
 ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
 {
-    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__cached(&slots[18]);
+    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__cached(&cubind__nccl_slots[18]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommCount(comm, count);
     cubind_status = cubind_fn(comm, count);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 18, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1314,13 +1318,13 @@ typedef ncclResult_t (*cubind__ncclCommCuDevice_fn)(const ncclComm_t comm, int *
 static ncclResult_t call_ncclCommCuDevice(const ncclComm_t comm, int *device)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__resolve(&cubind__nccl_symbols, 19, &cubind_unavailable);
+    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__resolve(&cubind__nccl_symbols.table, 19, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, device);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 19, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 19, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1332,7 +1336,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommCuDevice(const ncclComm_t comm, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommCuDevice(comm, device);
     cubind_result = call_ncclCommCuDevice(comm, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 19), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 19), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1351,13 +1355,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommCuDevice(const ncclComm_t comm, int
 
 ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
 {
-    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__cached(&slots[19]);
+    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__cached(&cubind__nccl_slots[19]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommCuDevice(comm, device);
     cubind_status = cubind_fn(comm, device);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 19, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1368,13 +1372,13 @@ typedef ncclResult_t (*cubind__ncclCommUserRank_fn)(const ncclComm_t comm, int *
 static ncclResult_t call_ncclCommUserRank(const ncclComm_t comm, int *rank)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__resolve(&cubind__nccl_symbols, 20, &cubind_unavailable);
+    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__resolve(&cubind__nccl_symbols.table, 20, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, rank);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 20, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 20, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1386,7 +1390,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommUserRank(const ncclComm_t comm, i
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommUserRank(comm, rank);
     cubind_result = call_ncclCommUserRank(comm, rank);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 20), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 20), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "rank", (uintptr_t)rank);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1405,13 +1409,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommUserRank(const ncclComm_t comm, int
 
 ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
 {
-    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__cached(&slots[20]);
+    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__cached(&cubind__nccl_slots[20]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommUserRank(comm, rank);
     cubind_status = cubind_fn(comm, rank);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 20, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1422,13 +1426,13 @@ typedef ncclResult_t (*cubind__ncclCommRegister_fn)(const ncclComm_t comm, void 
 static ncclResult_t call_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__resolve(&cubind__nccl_symbols, 21, &cubind_unavailable);
+    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__resolve(&cubind__nccl_symbols.table, 21, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, buff, size, handle);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 21, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 21, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1440,7 +1444,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommRegister(const ncclComm_t comm, v
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommRegister(comm, buff, size, handle);
     cubind_result = call_ncclCommRegister(comm, buff, size, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 21), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 21), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
@@ -1461,13 +1465,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommRegister(const ncclComm_t comm, voi
 
 ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
-    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__cached(&slots[21]);
+    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__cached(&cubind__nccl_slots[21]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommRegister(comm, buff, size, handle);
     cubind_status = cubind_fn(comm, buff, size, handle);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 21, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1478,13 +1482,13 @@ typedef ncclResult_t (*cubind__ncclCommDeregister_fn)(const ncclComm_t comm, voi
 static ncclResult_t call_ncclCommDeregister(const ncclComm_t comm, void *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__resolve(&cubind__nccl_symbols, 22, &cubind_unavailable);
+    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__resolve(&cubind__nccl_symbols.table, 22, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, handle);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 22, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 22, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1496,7 +1500,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommDeregister(const ncclComm_t comm,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommDeregister(comm, handle);
     cubind_result = call_ncclCommDeregister(comm, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 22), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 22), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1515,13 +1519,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommDeregister(const ncclComm_t comm, v
 
 ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
 {
-    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__cached(&slots[22]);
+    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__cached(&cubind__nccl_slots[22]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommDeregister(comm, handle);
     cubind_status = cubind_fn(comm, handle);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 22, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1532,13 +1536,13 @@ typedef ncclResult_t (*cubind__ncclCommWindowRegister_fn)(ncclComm_t comm, void 
 static ncclResult_t call_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__resolve(&cubind__nccl_symbols, 23, &cubind_unavailable);
+    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__resolve(&cubind__nccl_symbols.table, 23, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, buff, size, win, winFlags);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 23, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 23, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1550,7 +1554,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommWindowRegister(ncclComm_t comm, v
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
     cubind_result = call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 23), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 23), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
@@ -1572,13 +1576,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommWindowRegister(ncclComm_t comm, voi
 
 ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
-    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__cached(&slots[23]);
+    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__cached(&cubind__nccl_slots[23]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommWindowRegister(comm, buff, size, win, winFlags);
     cubind_status = cubind_fn(comm, buff, size, win, winFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 23, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1589,13 +1593,13 @@ typedef ncclResult_t (*cubind__ncclCommWindowDeregister_fn)(ncclComm_t comm, ncc
 static ncclResult_t call_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__resolve(&cubind__nccl_symbols, 24, &cubind_unavailable);
+    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__resolve(&cubind__nccl_symbols.table, 24, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(comm, win);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 24, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 24, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1607,7 +1611,7 @@ static CUBIND_COLD ncclResult_t traced_ncclCommWindowDeregister(ncclComm_t comm,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclCommWindowDeregister(comm, win);
     cubind_result = call_ncclCommWindowDeregister(comm, win);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 24), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 24), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_pointer(&cubind_call, "win", (uintptr_t)win);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1626,13 +1630,13 @@ static CUBIND_COLD ncclResult_t slow_ncclCommWindowDeregister(ncclComm_t comm, n
 
 ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t win)
 {
-    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__cached(&slots[24]);
+    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__cached(&cubind__nccl_slots[24]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclCommWindowDeregister(comm, win);
     cubind_status = cubind_fn(comm, win);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 24, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1643,13 +1647,13 @@ typedef ncclResult_t (*cubind__ncclRedOpCreatePreMulSum_fn)(ncclRedOp_t *op, voi
 static ncclResult_t call_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__resolve(&cubind__nccl_symbols, 25, &cubind_unavailable);
+    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__resolve(&cubind__nccl_symbols.table, 25, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 25, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 25, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1661,7 +1665,7 @@ static CUBIND_COLD ncclResult_t traced_ncclRedOpCreatePreMulSum(ncclRedOp_t *op,
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
     cubind_result = call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 25), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 25), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "op", (uintptr_t)op);
         cubind__trace_pointer(&cubind_call, "scalar", (uintptr_t)scalar);
         cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
@@ -1683,13 +1687,13 @@ static CUBIND_COLD ncclResult_t slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, v
 
 ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
-    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__cached(&slots[25]);
+    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__cached(&cubind__nccl_slots[25]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
     cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 25, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1700,13 +1704,13 @@ typedef ncclResult_t (*cubind__ncclRedOpDestroy_fn)(ncclRedOp_t op, ncclComm_t c
 static ncclResult_t call_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__resolve(&cubind__nccl_symbols, 26, &cubind_unavailable);
+    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__resolve(&cubind__nccl_symbols.table, 26, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(op, comm);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 26, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 26, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1718,7 +1722,7 @@ static CUBIND_COLD ncclResult_t traced_ncclRedOpDestroy(ncclRedOp_t op, ncclComm
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclRedOpDestroy(op, comm);
     cubind_result = call_ncclRedOpDestroy(op, comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 26), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 26), cubind_result != ncclSuccess)) {
         cubind__trace_enum(&cubind_call, "op", trace_enum_3((long long)op), (long long)op);
         cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1737,13 +1741,13 @@ static CUBIND_COLD ncclResult_t slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t
 
 ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__cached(&slots[26]);
+    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__cached(&cubind__nccl_slots[26]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclRedOpDestroy(op, comm);
     cubind_status = cubind_fn(op, comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 26, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1754,13 +1758,13 @@ typedef ncclResult_t (*cubind__ncclReduce_fn)(const void *sendbuff, void *recvbu
 static ncclResult_t call_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__resolve(&cubind__nccl_symbols, 27, &cubind_unavailable);
+    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__resolve(&cubind__nccl_symbols.table, 27, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 27, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 27, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1772,7 +1776,7 @@ static CUBIND_COLD ncclResult_t traced_ncclReduce(const void *sendbuff, void *re
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     cubind_result = call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 27), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 27), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -1797,13 +1801,13 @@ static CUBIND_COLD ncclResult_t slow_ncclReduce(const void *sendbuff, void *recv
 
 ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__cached(&slots[27]);
+    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__cached(&cubind__nccl_slots[27]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 27, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1814,13 +1818,13 @@ typedef ncclResult_t (*cubind__ncclBcast_fn)(void *buff, size_t count, ncclDataT
 static ncclResult_t call_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__resolve(&cubind__nccl_symbols, 28, &cubind_unavailable);
+    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__resolve(&cubind__nccl_symbols.table, 28, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 28, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 28, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1832,7 +1836,7 @@ static CUBIND_COLD ncclResult_t traced_ncclBcast(void *buff, size_t count, ncclD
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclBcast(buff, count, datatype, root, comm, stream);
     cubind_result = call_ncclBcast(buff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 28), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 28), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
@@ -1855,13 +1859,13 @@ static CUBIND_COLD ncclResult_t slow_ncclBcast(void *buff, size_t count, ncclDat
 
 ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__cached(&slots[28]);
+    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__cached(&cubind__nccl_slots[28]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclBcast(buff, count, datatype, root, comm, stream);
     cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 28, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1872,13 +1876,13 @@ typedef ncclResult_t (*cubind__ncclBroadcast_fn)(const void *sendbuff, void *rec
 static ncclResult_t call_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__resolve(&cubind__nccl_symbols, 29, &cubind_unavailable);
+    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__resolve(&cubind__nccl_symbols.table, 29, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 29, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 29, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1890,7 +1894,7 @@ static CUBIND_COLD ncclResult_t traced_ncclBroadcast(const void *sendbuff, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_result = call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 29), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 29), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -1914,13 +1918,13 @@ static CUBIND_COLD ncclResult_t slow_ncclBroadcast(const void *sendbuff, void *r
 
 ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__cached(&slots[29]);
+    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__cached(&cubind__nccl_slots[29]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 29, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1931,13 +1935,13 @@ typedef ncclResult_t (*cubind__ncclAllReduce_fn)(const void *sendbuff, void *rec
 static ncclResult_t call_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__resolve(&cubind__nccl_symbols, 30, &cubind_unavailable);
+    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__resolve(&cubind__nccl_symbols.table, 30, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 30, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 30, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1949,7 +1953,7 @@ static CUBIND_COLD ncclResult_t traced_ncclAllReduce(const void *sendbuff, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
     cubind_result = call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 30), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 30), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -1973,13 +1977,13 @@ static CUBIND_COLD ncclResult_t slow_ncclAllReduce(const void *sendbuff, void *r
 
 ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__cached(&slots[30]);
+    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__cached(&cubind__nccl_slots[30]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 30, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1990,13 +1994,13 @@ typedef ncclResult_t (*cubind__ncclReduceScatter_fn)(const void *sendbuff, void 
 static ncclResult_t call_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__resolve(&cubind__nccl_symbols, 31, &cubind_unavailable);
+    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__resolve(&cubind__nccl_symbols.table, 31, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 31, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 31, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2008,7 +2012,7 @@ static CUBIND_COLD ncclResult_t traced_ncclReduceScatter(const void *sendbuff, v
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     cubind_result = call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 31), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 31), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "recvcount", (unsigned long long)recvcount);
@@ -2032,13 +2036,13 @@ static CUBIND_COLD ncclResult_t slow_ncclReduceScatter(const void *sendbuff, voi
 
 ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__cached(&slots[31]);
+    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__cached(&cubind__nccl_slots[31]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 31, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2049,13 +2053,13 @@ typedef ncclResult_t (*cubind__ncclAllGather_fn)(const void *sendbuff, void *rec
 static ncclResult_t call_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__resolve(&cubind__nccl_symbols, 32, &cubind_unavailable);
+    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__resolve(&cubind__nccl_symbols.table, 32, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 32, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 32, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2067,7 +2071,7 @@ static CUBIND_COLD ncclResult_t traced_ncclAllGather(const void *sendbuff, void 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     cubind_result = call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 32), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 32), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "sendcount", (unsigned long long)sendcount);
@@ -2090,13 +2094,13 @@ static CUBIND_COLD ncclResult_t slow_ncclAllGather(const void *sendbuff, void *r
 
 ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__cached(&slots[32]);
+    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__cached(&cubind__nccl_slots[32]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 32, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2107,13 +2111,13 @@ typedef ncclResult_t (*cubind__ncclAlltoAll_fn)(const void *sendbuff, void *recv
 static ncclResult_t call_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__resolve(&cubind__nccl_symbols, 33, &cubind_unavailable);
+    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__resolve(&cubind__nccl_symbols.table, 33, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 33, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 33, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2125,7 +2129,7 @@ static CUBIND_COLD ncclResult_t traced_ncclAlltoAll(const void *sendbuff, void *
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
     cubind_result = call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 33), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 33), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -2148,13 +2152,13 @@ static CUBIND_COLD ncclResult_t slow_ncclAlltoAll(const void *sendbuff, void *re
 
 ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__cached(&slots[33]);
+    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__cached(&cubind__nccl_slots[33]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 33, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2165,13 +2169,13 @@ typedef ncclResult_t (*cubind__ncclGather_fn)(const void *sendbuff, void *recvbu
 static ncclResult_t call_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__resolve(&cubind__nccl_symbols, 34, &cubind_unavailable);
+    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__resolve(&cubind__nccl_symbols.table, 34, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 34, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 34, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2183,7 +2187,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGather(const void *sendbuff, void *re
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_result = call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 34), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 34), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -2207,13 +2211,13 @@ static CUBIND_COLD ncclResult_t slow_ncclGather(const void *sendbuff, void *recv
 
 ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__cached(&slots[34]);
+    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__cached(&cubind__nccl_slots[34]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 34, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2224,13 +2228,13 @@ typedef ncclResult_t (*cubind__ncclScatter_fn)(const void *sendbuff, void *recvb
 static ncclResult_t call_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__resolve(&cubind__nccl_symbols, 35, &cubind_unavailable);
+    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__resolve(&cubind__nccl_symbols.table, 35, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 35, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 35, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2242,7 +2246,7 @@ static CUBIND_COLD ncclResult_t traced_ncclScatter(const void *sendbuff, void *r
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_result = call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 35), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 35), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
@@ -2266,13 +2270,13 @@ static CUBIND_COLD ncclResult_t slow_ncclScatter(const void *sendbuff, void *rec
 
 ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__cached(&slots[35]);
+    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__cached(&cubind__nccl_slots[35]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 35, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2283,13 +2287,13 @@ typedef ncclResult_t (*cubind__ncclSend_fn)(const void *sendbuff, size_t count, 
 static ncclResult_t call_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__resolve(&cubind__nccl_symbols, 36, &cubind_unavailable);
+    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__resolve(&cubind__nccl_symbols.table, 36, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 36, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 36, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2301,7 +2305,7 @@ static CUBIND_COLD ncclResult_t traced_ncclSend(const void *sendbuff, size_t cou
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
     cubind_result = call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 36), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 36), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
@@ -2324,13 +2328,13 @@ static CUBIND_COLD ncclResult_t slow_ncclSend(const void *sendbuff, size_t count
 
 ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__cached(&slots[36]);
+    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__cached(&cubind__nccl_slots[36]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclSend(sendbuff, count, datatype, peer, comm, stream);
     cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 36, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2341,13 +2345,13 @@ typedef ncclResult_t (*cubind__ncclRecv_fn)(void *recvbuff, size_t count, ncclDa
 static ncclResult_t call_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__resolve(&cubind__nccl_symbols, 37, &cubind_unavailable);
+    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__resolve(&cubind__nccl_symbols.table, 37, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 37, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 37, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2359,7 +2363,7 @@ static CUBIND_COLD ncclResult_t traced_ncclRecv(void *recvbuff, size_t count, nc
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
     cubind_result = call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 37), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 37), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
         cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
         cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
@@ -2382,13 +2386,13 @@ static CUBIND_COLD ncclResult_t slow_ncclRecv(void *recvbuff, size_t count, nccl
 
 ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__cached(&slots[37]);
+    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__cached(&cubind__nccl_slots[37]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
     cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 37, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2399,13 +2403,13 @@ typedef ncclResult_t (*cubind__ncclGroupStart_fn)(void);
 static ncclResult_t call_ncclGroupStart(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__resolve(&cubind__nccl_symbols, 38, &cubind_unavailable);
+    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__resolve(&cubind__nccl_symbols.table, 38, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 38, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 38, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2417,7 +2421,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGroupStart(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGroupStart();
     cubind_result = call_ncclGroupStart();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 38), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 38), cubind_result != ncclSuccess)) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -2434,13 +2438,13 @@ static CUBIND_COLD ncclResult_t slow_ncclGroupStart(void)
 
 ncclResult_t cubind_nccl_group_start(void)
 {
-    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__cached(&slots[38]);
+    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__cached(&cubind__nccl_slots[38]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclGroupStart();
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 38, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2451,13 +2455,13 @@ typedef ncclResult_t (*cubind__ncclGroupEnd_fn)(void);
 static ncclResult_t call_ncclGroupEnd(void)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__resolve(&cubind__nccl_symbols, 39, &cubind_unavailable);
+    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__resolve(&cubind__nccl_symbols.table, 39, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn();
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 39, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 39, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2469,7 +2473,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGroupEnd(void)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGroupEnd();
     cubind_result = call_ncclGroupEnd();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 39), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 39), cubind_result != ncclSuccess)) {
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
     }
@@ -2486,13 +2490,13 @@ static CUBIND_COLD ncclResult_t slow_ncclGroupEnd(void)
 
 ncclResult_t cubind_nccl_group_end(void)
 {
-    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__cached(&slots[39]);
+    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__cached(&cubind__nccl_slots[39]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclGroupEnd();
     cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 39, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -2503,13 +2507,13 @@ typedef ncclResult_t (*cubind__ncclGroupSimulateEnd_fn)(ncclSimInfo_t *simInfo);
 static ncclResult_t call_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__resolve(&cubind__nccl_symbols, 40, &cubind_unavailable);
+    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__resolve(&cubind__nccl_symbols.table, 40, &cubind_unavailable);
     ncclResult_t cubind_status;
     if (cubind_fn == NULL)
         return (ncclResult_t)cubind_unavailable;
     cubind_status = cubind_fn(simInfo);
     if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 40, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 40, (int)cubind_status);
     return cubind_status;
 }
 
@@ -2521,7 +2525,7 @@ static CUBIND_COLD ncclResult_t traced_ncclGroupSimulateEnd(ncclSimInfo_t *simIn
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
         return call_ncclGroupSimulateEnd(simInfo);
     cubind_result = call_ncclGroupSimulateEnd(simInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols, 40), cubind_result != ncclSuccess)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 40), cubind_result != ncclSuccess)) {
         cubind__trace_pointer(&cubind_call, "simInfo", (uintptr_t)simInfo);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -2539,13 +2543,13 @@ static CUBIND_COLD ncclResult_t slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo
 
 ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo)
 {
-    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__cached(&slots[40]);
+    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__cached(&cubind__nccl_slots[40]);
     ncclResult_t cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_ncclGroupSimulateEnd(simInfo);
     cubind_status = cubind_fn(simInfo);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols, 40, (int)cubind_status);
+        return (ncclResult_t)cubind__status_error(&cubind__nccl_symbols.table, 40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -16,119 +16,123 @@
 
 #define SYMBOL_COUNT 14
 
-static cubind__slot slots[SYMBOL_COUNT];
-static cubind__slot traced_slots[SYMBOL_COUNT];
+/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+ * (handed to the loader by cubind__slots, generated/src/libraries.c). */
+cubind__slot cubind__nvjitlink_slots[2 * SYMBOL_COUNT];
 
-/* Every name of the library, one member each: the table below holds their offsets, so it
- * is read-only and needs no relocation when libcubind is loaded. */
-static const struct names {
-    char symbol___nvJitLinkCreate_13_0[23];
-    char name_nvJitLinkCreate[16];
-    char wrapper_cubind_nvjitlink_create[24];
-    char symbol___nvJitLinkDestroy_13_0[24];
-    char name_nvJitLinkDestroy[17];
-    char wrapper_cubind_nvjitlink_destroy[25];
-    char symbol___nvJitLinkAddData_13_0[24];
-    char name_nvJitLinkAddData[17];
-    char wrapper_cubind_nvjitlink_add_data[26];
-    char symbol___nvJitLinkAddFile_13_0[24];
-    char name_nvJitLinkAddFile[17];
-    char wrapper_cubind_nvjitlink_add_file[26];
-    char symbol___nvJitLinkComplete_13_0[25];
-    char name_nvJitLinkComplete[18];
-    char wrapper_cubind_nvjitlink_complete[26];
-    char symbol___nvJitLinkGetLinkedCubinSize_13_0[35];
-    char name_nvJitLinkGetLinkedCubinSize[28];
-    char wrapper_cubind_nvjitlink_get_linked_cubin_size[39];
-    char symbol___nvJitLinkGetLinkedCubin_13_0[31];
-    char name_nvJitLinkGetLinkedCubin[24];
-    char wrapper_cubind_nvjitlink_get_linked_cubin[34];
-    char symbol___nvJitLinkGetLinkedPtxSize_13_0[33];
-    char name_nvJitLinkGetLinkedPtxSize[26];
-    char wrapper_cubind_nvjitlink_get_linked_ptx_size[37];
-    char symbol___nvJitLinkGetLinkedPtx_13_0[29];
-    char name_nvJitLinkGetLinkedPtx[22];
-    char wrapper_cubind_nvjitlink_get_linked_ptx[32];
-    char symbol___nvJitLinkGetErrorLogSize_13_0[32];
-    char name_nvJitLinkGetErrorLogSize[25];
-    char wrapper_cubind_nvjitlink_get_error_log_size[36];
-    char symbol___nvJitLinkGetErrorLog_13_0[28];
-    char name_nvJitLinkGetErrorLog[21];
-    char wrapper_cubind_nvjitlink_get_error_log[31];
-    char symbol___nvJitLinkGetInfoLogSize_13_0[31];
-    char name_nvJitLinkGetInfoLogSize[24];
-    char wrapper_cubind_nvjitlink_get_info_log_size[35];
-    char symbol___nvJitLinkGetInfoLog_13_0[27];
-    char name_nvJitLinkGetInfoLog[20];
-    char wrapper_cubind_nvjitlink_get_info_log[30];
-    char symbol_nvJitLinkVersion[17];
-    char wrapper_cubind_nvjitlink_version[25];
-} names = {
-    "__nvJitLinkCreate_13_0",
-    "nvJitLinkCreate",
-    "cubind_nvjitlink_create",
-    "__nvJitLinkDestroy_13_0",
-    "nvJitLinkDestroy",
-    "cubind_nvjitlink_destroy",
-    "__nvJitLinkAddData_13_0",
-    "nvJitLinkAddData",
-    "cubind_nvjitlink_add_data",
-    "__nvJitLinkAddFile_13_0",
-    "nvJitLinkAddFile",
-    "cubind_nvjitlink_add_file",
-    "__nvJitLinkComplete_13_0",
-    "nvJitLinkComplete",
-    "cubind_nvjitlink_complete",
-    "__nvJitLinkGetLinkedCubinSize_13_0",
-    "nvJitLinkGetLinkedCubinSize",
-    "cubind_nvjitlink_get_linked_cubin_size",
-    "__nvJitLinkGetLinkedCubin_13_0",
-    "nvJitLinkGetLinkedCubin",
-    "cubind_nvjitlink_get_linked_cubin",
-    "__nvJitLinkGetLinkedPtxSize_13_0",
-    "nvJitLinkGetLinkedPtxSize",
-    "cubind_nvjitlink_get_linked_ptx_size",
-    "__nvJitLinkGetLinkedPtx_13_0",
-    "nvJitLinkGetLinkedPtx",
-    "cubind_nvjitlink_get_linked_ptx",
-    "__nvJitLinkGetErrorLogSize_13_0",
-    "nvJitLinkGetErrorLogSize",
-    "cubind_nvjitlink_get_error_log_size",
-    "__nvJitLinkGetErrorLog_13_0",
-    "nvJitLinkGetErrorLog",
-    "cubind_nvjitlink_get_error_log",
-    "__nvJitLinkGetInfoLogSize_13_0",
-    "nvJitLinkGetInfoLogSize",
-    "cubind_nvjitlink_get_info_log_size",
-    "__nvJitLinkGetInfoLog_13_0",
-    "nvJitLinkGetInfoLog",
-    "cubind_nvjitlink_get_info_log",
-    "nvJitLinkVersion",
-    "cubind_nvjitlink_version",
-};
-
+/* The symbol table: the header the loader reads, every name of the library (one member each),
+ * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
+ * needs no relocation when libcubind is loaded. */
+const struct cubind__nvjitlink_symbols {
+    cubind__symbol_table table;
+    struct names {
+        char symbol___nvJitLinkCreate_13_0[23];
+        char name_nvJitLinkCreate[16];
+        char wrapper_cubind_nvjitlink_create[24];
+        char symbol___nvJitLinkDestroy_13_0[24];
+        char name_nvJitLinkDestroy[17];
+        char wrapper_cubind_nvjitlink_destroy[25];
+        char symbol___nvJitLinkAddData_13_0[24];
+        char name_nvJitLinkAddData[17];
+        char wrapper_cubind_nvjitlink_add_data[26];
+        char symbol___nvJitLinkAddFile_13_0[24];
+        char name_nvJitLinkAddFile[17];
+        char wrapper_cubind_nvjitlink_add_file[26];
+        char symbol___nvJitLinkComplete_13_0[25];
+        char name_nvJitLinkComplete[18];
+        char wrapper_cubind_nvjitlink_complete[26];
+        char symbol___nvJitLinkGetLinkedCubinSize_13_0[35];
+        char name_nvJitLinkGetLinkedCubinSize[28];
+        char wrapper_cubind_nvjitlink_get_linked_cubin_size[39];
+        char symbol___nvJitLinkGetLinkedCubin_13_0[31];
+        char name_nvJitLinkGetLinkedCubin[24];
+        char wrapper_cubind_nvjitlink_get_linked_cubin[34];
+        char symbol___nvJitLinkGetLinkedPtxSize_13_0[33];
+        char name_nvJitLinkGetLinkedPtxSize[26];
+        char wrapper_cubind_nvjitlink_get_linked_ptx_size[37];
+        char symbol___nvJitLinkGetLinkedPtx_13_0[29];
+        char name_nvJitLinkGetLinkedPtx[22];
+        char wrapper_cubind_nvjitlink_get_linked_ptx[32];
+        char symbol___nvJitLinkGetErrorLogSize_13_0[32];
+        char name_nvJitLinkGetErrorLogSize[25];
+        char wrapper_cubind_nvjitlink_get_error_log_size[36];
+        char symbol___nvJitLinkGetErrorLog_13_0[28];
+        char name_nvJitLinkGetErrorLog[21];
+        char wrapper_cubind_nvjitlink_get_error_log[31];
+        char symbol___nvJitLinkGetInfoLogSize_13_0[31];
+        char name_nvJitLinkGetInfoLogSize[24];
+        char wrapper_cubind_nvjitlink_get_info_log_size[35];
+        char symbol___nvJitLinkGetInfoLog_13_0[27];
+        char name_nvJitLinkGetInfoLog[20];
+        char wrapper_cubind_nvjitlink_get_info_log[30];
+        char symbol_nvJitLinkVersion[17];
+        char wrapper_cubind_nvjitlink_version[25];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+} cubind__nvjitlink_symbols = {
+    {CUBIND_LIB_NVJITLINK, SYMBOL_COUNT, offsetof(struct cubind__nvjitlink_symbols, names),
+     offsetof(struct cubind__nvjitlink_symbols, offsets)},
+    {
+        "__nvJitLinkCreate_13_0",
+        "nvJitLinkCreate",
+        "cubind_nvjitlink_create",
+        "__nvJitLinkDestroy_13_0",
+        "nvJitLinkDestroy",
+        "cubind_nvjitlink_destroy",
+        "__nvJitLinkAddData_13_0",
+        "nvJitLinkAddData",
+        "cubind_nvjitlink_add_data",
+        "__nvJitLinkAddFile_13_0",
+        "nvJitLinkAddFile",
+        "cubind_nvjitlink_add_file",
+        "__nvJitLinkComplete_13_0",
+        "nvJitLinkComplete",
+        "cubind_nvjitlink_complete",
+        "__nvJitLinkGetLinkedCubinSize_13_0",
+        "nvJitLinkGetLinkedCubinSize",
+        "cubind_nvjitlink_get_linked_cubin_size",
+        "__nvJitLinkGetLinkedCubin_13_0",
+        "nvJitLinkGetLinkedCubin",
+        "cubind_nvjitlink_get_linked_cubin",
+        "__nvJitLinkGetLinkedPtxSize_13_0",
+        "nvJitLinkGetLinkedPtxSize",
+        "cubind_nvjitlink_get_linked_ptx_size",
+        "__nvJitLinkGetLinkedPtx_13_0",
+        "nvJitLinkGetLinkedPtx",
+        "cubind_nvjitlink_get_linked_ptx",
+        "__nvJitLinkGetErrorLogSize_13_0",
+        "nvJitLinkGetErrorLogSize",
+        "cubind_nvjitlink_get_error_log_size",
+        "__nvJitLinkGetErrorLog_13_0",
+        "nvJitLinkGetErrorLog",
+        "cubind_nvjitlink_get_error_log",
+        "__nvJitLinkGetInfoLogSize_13_0",
+        "nvJitLinkGetInfoLogSize",
+        "cubind_nvjitlink_get_info_log_size",
+        "__nvJitLinkGetInfoLog_13_0",
+        "nvJitLinkGetInfoLog",
+        "cubind_nvjitlink_get_info_log",
+        "nvJitLinkVersion",
+        "cubind_nvjitlink_version",
+    },
 #define AT(member) offsetof(struct names, member)
-
-/* Exported symbol, C API name, cubind name. */
-static const cubind__name_offsets offsets[SYMBOL_COUNT] = {
-    {AT(symbol___nvJitLinkCreate_13_0), AT(name_nvJitLinkCreate), AT(wrapper_cubind_nvjitlink_create)},
-    {AT(symbol___nvJitLinkDestroy_13_0), AT(name_nvJitLinkDestroy), AT(wrapper_cubind_nvjitlink_destroy)},
-    {AT(symbol___nvJitLinkAddData_13_0), AT(name_nvJitLinkAddData), AT(wrapper_cubind_nvjitlink_add_data)},
-    {AT(symbol___nvJitLinkAddFile_13_0), AT(name_nvJitLinkAddFile), AT(wrapper_cubind_nvjitlink_add_file)},
-    {AT(symbol___nvJitLinkComplete_13_0), AT(name_nvJitLinkComplete), AT(wrapper_cubind_nvjitlink_complete)},
-    {AT(symbol___nvJitLinkGetLinkedCubinSize_13_0), AT(name_nvJitLinkGetLinkedCubinSize), AT(wrapper_cubind_nvjitlink_get_linked_cubin_size)},
-    {AT(symbol___nvJitLinkGetLinkedCubin_13_0), AT(name_nvJitLinkGetLinkedCubin), AT(wrapper_cubind_nvjitlink_get_linked_cubin)},
-    {AT(symbol___nvJitLinkGetLinkedPtxSize_13_0), AT(name_nvJitLinkGetLinkedPtxSize), AT(wrapper_cubind_nvjitlink_get_linked_ptx_size)},
-    {AT(symbol___nvJitLinkGetLinkedPtx_13_0), AT(name_nvJitLinkGetLinkedPtx), AT(wrapper_cubind_nvjitlink_get_linked_ptx)},
-    {AT(symbol___nvJitLinkGetErrorLogSize_13_0), AT(name_nvJitLinkGetErrorLogSize), AT(wrapper_cubind_nvjitlink_get_error_log_size)},
-    {AT(symbol___nvJitLinkGetErrorLog_13_0), AT(name_nvJitLinkGetErrorLog), AT(wrapper_cubind_nvjitlink_get_error_log)},
-    {AT(symbol___nvJitLinkGetInfoLogSize_13_0), AT(name_nvJitLinkGetInfoLogSize), AT(wrapper_cubind_nvjitlink_get_info_log_size)},
-    {AT(symbol___nvJitLinkGetInfoLog_13_0), AT(name_nvJitLinkGetInfoLog), AT(wrapper_cubind_nvjitlink_get_info_log)},
-    {AT(symbol_nvJitLinkVersion), AT(symbol_nvJitLinkVersion), AT(wrapper_cubind_nvjitlink_version)},
-};
-
-const cubind__symbol_table cubind__nvjitlink_symbols = {
-    CUBIND_LIB_NVJITLINK, SYMBOL_COUNT, (const char *)&names, offsets, slots, traced_slots,
+    {
+        {AT(symbol___nvJitLinkCreate_13_0), AT(name_nvJitLinkCreate), AT(wrapper_cubind_nvjitlink_create)},
+        {AT(symbol___nvJitLinkDestroy_13_0), AT(name_nvJitLinkDestroy), AT(wrapper_cubind_nvjitlink_destroy)},
+        {AT(symbol___nvJitLinkAddData_13_0), AT(name_nvJitLinkAddData), AT(wrapper_cubind_nvjitlink_add_data)},
+        {AT(symbol___nvJitLinkAddFile_13_0), AT(name_nvJitLinkAddFile), AT(wrapper_cubind_nvjitlink_add_file)},
+        {AT(symbol___nvJitLinkComplete_13_0), AT(name_nvJitLinkComplete), AT(wrapper_cubind_nvjitlink_complete)},
+        {AT(symbol___nvJitLinkGetLinkedCubinSize_13_0), AT(name_nvJitLinkGetLinkedCubinSize), AT(wrapper_cubind_nvjitlink_get_linked_cubin_size)},
+        {AT(symbol___nvJitLinkGetLinkedCubin_13_0), AT(name_nvJitLinkGetLinkedCubin), AT(wrapper_cubind_nvjitlink_get_linked_cubin)},
+        {AT(symbol___nvJitLinkGetLinkedPtxSize_13_0), AT(name_nvJitLinkGetLinkedPtxSize), AT(wrapper_cubind_nvjitlink_get_linked_ptx_size)},
+        {AT(symbol___nvJitLinkGetLinkedPtx_13_0), AT(name_nvJitLinkGetLinkedPtx), AT(wrapper_cubind_nvjitlink_get_linked_ptx)},
+        {AT(symbol___nvJitLinkGetErrorLogSize_13_0), AT(name_nvJitLinkGetErrorLogSize), AT(wrapper_cubind_nvjitlink_get_error_log_size)},
+        {AT(symbol___nvJitLinkGetErrorLog_13_0), AT(name_nvJitLinkGetErrorLog), AT(wrapper_cubind_nvjitlink_get_error_log)},
+        {AT(symbol___nvJitLinkGetInfoLogSize_13_0), AT(name_nvJitLinkGetInfoLogSize), AT(wrapper_cubind_nvjitlink_get_info_log_size)},
+        {AT(symbol___nvJitLinkGetInfoLog_13_0), AT(name_nvJitLinkGetInfoLog), AT(wrapper_cubind_nvjitlink_get_info_log)},
+        {AT(symbol_nvJitLinkVersion), AT(symbol_nvJitLinkVersion), AT(wrapper_cubind_nvjitlink_version)},
+    },
+#undef AT
 };
 
 /* Tracing: the name of a nvJitLinkInputType value, NULL when it is none of the constants. */
@@ -154,13 +158,13 @@ typedef nvJitLinkResult (*cubind____nvJitLinkCreate_13_0_fn)(nvJitLinkHandle *ha
 static nvJitLinkResult call___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols, 0, &cubind_unavailable);
+    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 0, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, numOptions, options);
     if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 0, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 0, (int)cubind_status);
     return cubind_status;
 }
 
@@ -172,7 +176,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkCreate_13_0(nvJitLinkHandle
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkCreate_13_0(handle, numOptions, options);
     cubind_result = call___nvJitLinkCreate_13_0(handle, numOptions, options);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols, 0), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 0), cubind_result != NVJITLINK_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
         cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
@@ -192,13 +196,13 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkCreate_13_0(nvJitLinkHandle *
 
 nvJitLinkResult cubind_nvjitlink_create(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
 {
-    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__cached(&slots[0]);
+    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[0]);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow___nvJitLinkCreate_13_0(handle, numOptions, options);
     cubind_status = cubind_fn(handle, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 0, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -209,13 +213,13 @@ typedef nvJitLinkResult (*cubind____nvJitLinkDestroy_13_0_fn)(nvJitLinkHandle *h
 static nvJitLinkResult call___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols, 1, &cubind_unavailable);
+    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 1, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 1, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -227,7 +231,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkDestroy_13_0(nvJitLinkHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkDestroy_13_0(handle);
     cubind_result = call___nvJitLinkDestroy_13_0(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols, 1), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 1), cubind_result != NVJITLINK_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -245,13 +249,13 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkDestroy_13_0(nvJitLinkHandle 
 
 nvJitLinkResult cubind_nvjitlink_destroy(nvJitLinkHandle *handle)
 {
-    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__cached(&slots[1]);
+    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[1]);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow___nvJitLinkDestroy_13_0(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 1, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -262,13 +266,13 @@ typedef nvJitLinkResult (*cubind____nvJitLinkAddData_13_0_fn)(nvJitLinkHandle ha
 static nvJitLinkResult call___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols, 2, &cubind_unavailable);
+    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 2, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, inputType, data, size, name);
     if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 2, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 2, (int)cubind_status);
     return cubind_status;
 }
 
@@ -280,7 +284,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkAddData_13_0(nvJitLinkHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
     cubind_result = call___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols, 2), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 2), cubind_result != NVJITLINK_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "inputType", trace_enum_0((long long)inputType), (long long)inputType);
         cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
@@ -302,13 +306,13 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddData_13_0(nvJitLinkHandle 
 
 nvJitLinkResult cubind_nvjitlink_add_data(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
-    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__cached(&slots[2]);
+    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[2]);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
     cubind_status = cubind_fn(handle, inputType, data, size, name);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 2, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -319,13 +323,13 @@ typedef nvJitLinkResult (*cubind____nvJitLinkAddFile_13_0_fn)(nvJitLinkHandle ha
 static nvJitLinkResult call___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols, 3, &cubind_unavailable);
+    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 3, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, inputType, fileName);
     if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 3, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 3, (int)cubind_status);
     return cubind_status;
 }
 
@@ -337,7 +341,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkAddFile_13_0(nvJitLinkHandl
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkAddFile_13_0(handle, inputType, fileName);
     cubind_result = call___nvJitLinkAddFile_13_0(handle, inputType, fileName);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols, 3), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 3), cubind_result != NVJITLINK_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_enum(&cubind_call, "inputType", trace_enum_0((long long)inputType), (long long)inputType);
         cubind__trace_pointer(&cubind_call, "fileName", (uintptr_t)fileName);
@@ -357,13 +361,13 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddFile_13_0(nvJitLinkHandle 
 
 nvJitLinkResult cubind_nvjitlink_add_file(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
-    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__cached(&slots[3]);
+    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[3]);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow___nvJitLinkAddFile_13_0(handle, inputType, fileName);
     cubind_status = cubind_fn(handle, inputType, fileName);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 3, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -374,13 +378,13 @@ typedef nvJitLinkResult (*cubind____nvJitLinkComplete_13_0_fn)(nvJitLinkHandle h
 static nvJitLinkResult call___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols, 4, &cubind_unavailable);
+    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 4, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle);
     if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 4, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 4, (int)cubind_status);
     return cubind_status;
 }
 
@@ -392,7 +396,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkComplete_13_0(nvJitLinkHand
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkComplete_13_0(handle);
     cubind_result = call___nvJitLinkComplete_13_0(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols, 4), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 4), cubind_result != NVJITLINK_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -410,13 +414,13 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkComplete_13_0(nvJitLinkHandle
 
 nvJitLinkResult cubind_nvjitlink_complete(nvJitLinkHandle handle)
 {
-    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__cached(&slots[4]);
+    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[4]);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow___nvJitLinkComplete_13_0(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 4, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -427,13 +431,13 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)(nvJitLi
 static nvJitLinkResult call___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols, 5, &cubind_unavailable);
+    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 5, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, size);
     if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 5, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -445,7 +449,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedCubinSize_13_0(nvJ
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
     cubind_result = call___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols, 5), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 5), cubind_result != NVJITLINK_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -464,13 +468,13 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubinSize_13_0(nvJit
 
 nvJitLinkResult cubind_nvjitlink_get_linked_cubin_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__cached(&slots[5]);
+    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[5]);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
     cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 5, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -481,13 +485,13 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubin_13_0_fn)(nvJitLinkHa
 static nvJitLinkResult call___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols, 6, &cubind_unavailable);
+    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 6, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, cubin);
     if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 6, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -499,7 +503,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedCubin_13_0(nvJitLi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
     cubind_result = call___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols, 6), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 6), cubind_result != NVJITLINK_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "cubin", (uintptr_t)cubin);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -518,13 +522,13 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubin_13_0(nvJitLink
 
 nvJitLinkResult cubind_nvjitlink_get_linked_cubin(nvJitLinkHandle handle, void *cubin)
 {
-    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__cached(&slots[6]);
+    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[6]);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
     cubind_status = cubind_fn(handle, cubin);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 6, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -535,13 +539,13 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)(nvJitLink
 static nvJitLinkResult call___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols, 7, &cubind_unavailable);
+    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 7, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, size);
     if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 7, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -553,7 +557,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedPtxSize_13_0(nvJit
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
     cubind_result = call___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols, 7), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 7), cubind_result != NVJITLINK_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -572,13 +576,13 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtxSize_13_0(nvJitLi
 
 nvJitLinkResult cubind_nvjitlink_get_linked_ptx_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__cached(&slots[7]);
+    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[7]);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
     cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 7, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -589,13 +593,13 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtx_13_0_fn)(nvJitLinkHand
 static nvJitLinkResult call___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols, 8, &cubind_unavailable);
+    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 8, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, ptx);
     if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 8, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -607,7 +611,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedPtx_13_0(nvJitLink
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
     cubind_result = call___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols, 8), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 8), cubind_result != NVJITLINK_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "ptx", (uintptr_t)ptx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -626,13 +630,13 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHa
 
 nvJitLinkResult cubind_nvjitlink_get_linked_ptx(nvJitLinkHandle handle, char *ptx)
 {
-    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__cached(&slots[8]);
+    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[8]);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
     cubind_status = cubind_fn(handle, ptx);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 8, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -643,13 +647,13 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLogSize_13_0_fn)(nvJitLinkH
 static nvJitLinkResult call___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols, 9, &cubind_unavailable);
+    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 9, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, size);
     if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 9, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -661,7 +665,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetErrorLogSize_13_0(nvJitL
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetErrorLogSize_13_0(handle, size);
     cubind_result = call___nvJitLinkGetErrorLogSize_13_0(handle, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols, 9), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 9), cubind_result != NVJITLINK_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -680,13 +684,13 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLogSize_13_0(nvJitLin
 
 nvJitLinkResult cubind_nvjitlink_get_error_log_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__cached(&slots[9]);
+    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[9]);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow___nvJitLinkGetErrorLogSize_13_0(handle, size);
     cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 9, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -697,13 +701,13 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLog_13_0_fn)(nvJitLinkHandl
 static nvJitLinkResult call___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols, 10, &cubind_unavailable);
+    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 10, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, log);
     if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 10, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -715,7 +719,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetErrorLog_13_0(nvJitLinkH
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetErrorLog_13_0(handle, log);
     cubind_result = call___nvJitLinkGetErrorLog_13_0(handle, log);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols, 10), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 10), cubind_result != NVJITLINK_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "log", (uintptr_t)log);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -734,13 +738,13 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLog_13_0(nvJitLinkHan
 
 nvJitLinkResult cubind_nvjitlink_get_error_log(nvJitLinkHandle handle, char *log)
 {
-    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__cached(&slots[10]);
+    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[10]);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow___nvJitLinkGetErrorLog_13_0(handle, log);
     cubind_status = cubind_fn(handle, log);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 10, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -751,13 +755,13 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLogSize_13_0_fn)(nvJitLinkHa
 static nvJitLinkResult call___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols, 11, &cubind_unavailable);
+    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 11, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, size);
     if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 11, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -769,7 +773,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetInfoLogSize_13_0(nvJitLi
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetInfoLogSize_13_0(handle, size);
     cubind_result = call___nvJitLinkGetInfoLogSize_13_0(handle, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols, 11), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 11), cubind_result != NVJITLINK_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -788,13 +792,13 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLogSize_13_0(nvJitLink
 
 nvJitLinkResult cubind_nvjitlink_get_info_log_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__cached(&slots[11]);
+    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[11]);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow___nvJitLinkGetInfoLogSize_13_0(handle, size);
     cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 11, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -805,13 +809,13 @@ typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLog_13_0_fn)(nvJitLinkHandle
 static nvJitLinkResult call___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols, 12, &cubind_unavailable);
+    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 12, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(handle, log);
     if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 12, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -823,7 +827,7 @@ static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetInfoLog_13_0(nvJitLinkHa
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call___nvJitLinkGetInfoLog_13_0(handle, log);
     cubind_result = call___nvJitLinkGetInfoLog_13_0(handle, log);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols, 12), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 12), cubind_result != NVJITLINK_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
         cubind__trace_pointer(&cubind_call, "log", (uintptr_t)log);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -842,13 +846,13 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLog_13_0(nvJitLinkHand
 
 nvJitLinkResult cubind_nvjitlink_get_info_log(nvJitLinkHandle handle, char *log)
 {
-    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__cached(&slots[12]);
+    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__cached(&cubind__nvjitlink_slots[12]);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow___nvJitLinkGetInfoLog_13_0(handle, log);
     cubind_status = cubind_fn(handle, log);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 12, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -859,13 +863,13 @@ typedef nvJitLinkResult (*cubind__nvJitLinkVersion_fn)(unsigned int *major, unsi
 static nvJitLinkResult call_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__resolve(&cubind__nvjitlink_symbols, 13, &cubind_unavailable);
+    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 13, &cubind_unavailable);
     nvJitLinkResult cubind_status;
     if (cubind_fn == NULL)
         return (nvJitLinkResult)cubind_unavailable;
     cubind_status = cubind_fn(major, minor);
     if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 13, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -877,7 +881,7 @@ static CUBIND_COLD nvJitLinkResult traced_nvJitLinkVersion(unsigned int *major, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
         return call_nvJitLinkVersion(major, minor);
     cubind_result = call_nvJitLinkVersion(major, minor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols, 13), cubind_result != NVJITLINK_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 13), cubind_result != NVJITLINK_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "major", (uintptr_t)major);
         cubind__trace_pointer(&cubind_call, "minor", (uintptr_t)minor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -896,13 +900,13 @@ static CUBIND_COLD nvJitLinkResult slow_nvJitLinkVersion(unsigned int *major, un
 
 nvJitLinkResult cubind_nvjitlink_version(unsigned int *major, unsigned int *minor)
 {
-    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__cached(&slots[13]);
+    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__cached(&cubind__nvjitlink_slots[13]);
     nvJitLinkResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvJitLinkVersion(major, minor);
     cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols, 13, (int)cubind_status);
+        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

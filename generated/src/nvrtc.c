@@ -16,143 +16,147 @@
 
 #define SYMBOL_COUNT 24
 
-static cubind__slot slots[SYMBOL_COUNT];
-static cubind__slot traced_slots[SYMBOL_COUNT];
+/* The symbols resolved so far: the hot path reads the first SYMBOL_COUNT, tracing the others
+ * (handed to the loader by cubind__slots, generated/src/libraries.c). */
+cubind__slot cubind__nvrtc_slots[2 * SYMBOL_COUNT];
 
-/* Every name of the library, one member each: the table below holds their offsets, so it
- * is read-only and needs no relocation when libcubind is loaded. */
-static const struct names {
-    char symbol_nvrtcGetErrorString[20];
-    char wrapper_cubind_nvrtc_get_error_string[30];
-    char symbol_nvrtcVersion[13];
-    char wrapper_cubind_nvrtc_version[21];
-    char symbol_nvrtcGetNumSupportedArchs[26];
-    char wrapper_cubind_nvrtc_get_num_supported_archs[37];
-    char symbol_nvrtcGetSupportedArchs[23];
-    char wrapper_cubind_nvrtc_get_supported_archs[33];
-    char symbol_nvrtcCreateProgram[19];
-    char wrapper_cubind_nvrtc_create_program[28];
-    char symbol_nvrtcDestroyProgram[20];
-    char wrapper_cubind_nvrtc_destroy_program[29];
-    char symbol_nvrtcCompileProgram[20];
-    char wrapper_cubind_nvrtc_compile_program[29];
-    char symbol_nvrtcGetPTXSize[16];
-    char wrapper_cubind_nvrtc_get_ptx_size[26];
-    char symbol_nvrtcGetPTX[12];
-    char wrapper_cubind_nvrtc_get_ptx[21];
-    char symbol_nvrtcGetCUBINSize[18];
-    char wrapper_cubind_nvrtc_get_cubin_size[28];
-    char symbol_nvrtcGetCUBIN[14];
-    char wrapper_cubind_nvrtc_get_cubin[23];
-    char symbol_nvrtcGetLTOIRSize[18];
-    char wrapper_cubind_nvrtc_get_ltoir_size[28];
-    char symbol_nvrtcGetLTOIR[14];
-    char wrapper_cubind_nvrtc_get_ltoir[23];
-    char symbol_nvrtcGetOptiXIRSize[20];
-    char wrapper_cubind_nvrtc_get_opti_xir_size[31];
-    char symbol_nvrtcGetOptiXIR[16];
-    char wrapper_cubind_nvrtc_get_opti_xir[26];
-    char symbol_nvrtcGetProgramLogSize[23];
-    char wrapper_cubind_nvrtc_get_program_log_size[34];
-    char symbol_nvrtcGetProgramLog[19];
-    char wrapper_cubind_nvrtc_get_program_log[29];
-    char symbol_nvrtcAddNameExpression[23];
-    char wrapper_cubind_nvrtc_add_name_expression[33];
-    char symbol_nvrtcGetLoweredName[20];
-    char wrapper_cubind_nvrtc_get_lowered_name[30];
-    char symbol_nvrtcGetPCHHeapSize[20];
-    char wrapper_cubind_nvrtc_get_pch_heap_size[31];
-    char symbol_nvrtcSetPCHHeapSize[20];
-    char wrapper_cubind_nvrtc_set_pch_heap_size[31];
-    char symbol_nvrtcGetPCHCreateStatus[24];
-    char wrapper_cubind_nvrtc_get_pch_create_status[35];
-    char symbol_nvrtcGetPCHHeapSizeRequired[28];
-    char wrapper_cubind_nvrtc_get_pch_heap_size_required[40];
-    char symbol_nvrtcSetFlowCallback[21];
-    char wrapper_cubind_nvrtc_set_flow_callback[31];
-} names = {
-    "nvrtcGetErrorString",
-    "cubind_nvrtc_get_error_string",
-    "nvrtcVersion",
-    "cubind_nvrtc_version",
-    "nvrtcGetNumSupportedArchs",
-    "cubind_nvrtc_get_num_supported_archs",
-    "nvrtcGetSupportedArchs",
-    "cubind_nvrtc_get_supported_archs",
-    "nvrtcCreateProgram",
-    "cubind_nvrtc_create_program",
-    "nvrtcDestroyProgram",
-    "cubind_nvrtc_destroy_program",
-    "nvrtcCompileProgram",
-    "cubind_nvrtc_compile_program",
-    "nvrtcGetPTXSize",
-    "cubind_nvrtc_get_ptx_size",
-    "nvrtcGetPTX",
-    "cubind_nvrtc_get_ptx",
-    "nvrtcGetCUBINSize",
-    "cubind_nvrtc_get_cubin_size",
-    "nvrtcGetCUBIN",
-    "cubind_nvrtc_get_cubin",
-    "nvrtcGetLTOIRSize",
-    "cubind_nvrtc_get_ltoir_size",
-    "nvrtcGetLTOIR",
-    "cubind_nvrtc_get_ltoir",
-    "nvrtcGetOptiXIRSize",
-    "cubind_nvrtc_get_opti_xir_size",
-    "nvrtcGetOptiXIR",
-    "cubind_nvrtc_get_opti_xir",
-    "nvrtcGetProgramLogSize",
-    "cubind_nvrtc_get_program_log_size",
-    "nvrtcGetProgramLog",
-    "cubind_nvrtc_get_program_log",
-    "nvrtcAddNameExpression",
-    "cubind_nvrtc_add_name_expression",
-    "nvrtcGetLoweredName",
-    "cubind_nvrtc_get_lowered_name",
-    "nvrtcGetPCHHeapSize",
-    "cubind_nvrtc_get_pch_heap_size",
-    "nvrtcSetPCHHeapSize",
-    "cubind_nvrtc_set_pch_heap_size",
-    "nvrtcGetPCHCreateStatus",
-    "cubind_nvrtc_get_pch_create_status",
-    "nvrtcGetPCHHeapSizeRequired",
-    "cubind_nvrtc_get_pch_heap_size_required",
-    "nvrtcSetFlowCallback",
-    "cubind_nvrtc_set_flow_callback",
-};
-
+/* The symbol table: the header the loader reads, every name of the library (one member each),
+ * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
+ * needs no relocation when libcubind is loaded. */
+const struct cubind__nvrtc_symbols {
+    cubind__symbol_table table;
+    struct names {
+        char symbol_nvrtcGetErrorString[20];
+        char wrapper_cubind_nvrtc_get_error_string[30];
+        char symbol_nvrtcVersion[13];
+        char wrapper_cubind_nvrtc_version[21];
+        char symbol_nvrtcGetNumSupportedArchs[26];
+        char wrapper_cubind_nvrtc_get_num_supported_archs[37];
+        char symbol_nvrtcGetSupportedArchs[23];
+        char wrapper_cubind_nvrtc_get_supported_archs[33];
+        char symbol_nvrtcCreateProgram[19];
+        char wrapper_cubind_nvrtc_create_program[28];
+        char symbol_nvrtcDestroyProgram[20];
+        char wrapper_cubind_nvrtc_destroy_program[29];
+        char symbol_nvrtcCompileProgram[20];
+        char wrapper_cubind_nvrtc_compile_program[29];
+        char symbol_nvrtcGetPTXSize[16];
+        char wrapper_cubind_nvrtc_get_ptx_size[26];
+        char symbol_nvrtcGetPTX[12];
+        char wrapper_cubind_nvrtc_get_ptx[21];
+        char symbol_nvrtcGetCUBINSize[18];
+        char wrapper_cubind_nvrtc_get_cubin_size[28];
+        char symbol_nvrtcGetCUBIN[14];
+        char wrapper_cubind_nvrtc_get_cubin[23];
+        char symbol_nvrtcGetLTOIRSize[18];
+        char wrapper_cubind_nvrtc_get_ltoir_size[28];
+        char symbol_nvrtcGetLTOIR[14];
+        char wrapper_cubind_nvrtc_get_ltoir[23];
+        char symbol_nvrtcGetOptiXIRSize[20];
+        char wrapper_cubind_nvrtc_get_opti_xir_size[31];
+        char symbol_nvrtcGetOptiXIR[16];
+        char wrapper_cubind_nvrtc_get_opti_xir[26];
+        char symbol_nvrtcGetProgramLogSize[23];
+        char wrapper_cubind_nvrtc_get_program_log_size[34];
+        char symbol_nvrtcGetProgramLog[19];
+        char wrapper_cubind_nvrtc_get_program_log[29];
+        char symbol_nvrtcAddNameExpression[23];
+        char wrapper_cubind_nvrtc_add_name_expression[33];
+        char symbol_nvrtcGetLoweredName[20];
+        char wrapper_cubind_nvrtc_get_lowered_name[30];
+        char symbol_nvrtcGetPCHHeapSize[20];
+        char wrapper_cubind_nvrtc_get_pch_heap_size[31];
+        char symbol_nvrtcSetPCHHeapSize[20];
+        char wrapper_cubind_nvrtc_set_pch_heap_size[31];
+        char symbol_nvrtcGetPCHCreateStatus[24];
+        char wrapper_cubind_nvrtc_get_pch_create_status[35];
+        char symbol_nvrtcGetPCHHeapSizeRequired[28];
+        char wrapper_cubind_nvrtc_get_pch_heap_size_required[40];
+        char symbol_nvrtcSetFlowCallback[21];
+        char wrapper_cubind_nvrtc_set_flow_callback[31];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+} cubind__nvrtc_symbols = {
+    {CUBIND_LIB_NVRTC, SYMBOL_COUNT, offsetof(struct cubind__nvrtc_symbols, names),
+     offsetof(struct cubind__nvrtc_symbols, offsets)},
+    {
+        "nvrtcGetErrorString",
+        "cubind_nvrtc_get_error_string",
+        "nvrtcVersion",
+        "cubind_nvrtc_version",
+        "nvrtcGetNumSupportedArchs",
+        "cubind_nvrtc_get_num_supported_archs",
+        "nvrtcGetSupportedArchs",
+        "cubind_nvrtc_get_supported_archs",
+        "nvrtcCreateProgram",
+        "cubind_nvrtc_create_program",
+        "nvrtcDestroyProgram",
+        "cubind_nvrtc_destroy_program",
+        "nvrtcCompileProgram",
+        "cubind_nvrtc_compile_program",
+        "nvrtcGetPTXSize",
+        "cubind_nvrtc_get_ptx_size",
+        "nvrtcGetPTX",
+        "cubind_nvrtc_get_ptx",
+        "nvrtcGetCUBINSize",
+        "cubind_nvrtc_get_cubin_size",
+        "nvrtcGetCUBIN",
+        "cubind_nvrtc_get_cubin",
+        "nvrtcGetLTOIRSize",
+        "cubind_nvrtc_get_ltoir_size",
+        "nvrtcGetLTOIR",
+        "cubind_nvrtc_get_ltoir",
+        "nvrtcGetOptiXIRSize",
+        "cubind_nvrtc_get_opti_xir_size",
+        "nvrtcGetOptiXIR",
+        "cubind_nvrtc_get_opti_xir",
+        "nvrtcGetProgramLogSize",
+        "cubind_nvrtc_get_program_log_size",
+        "nvrtcGetProgramLog",
+        "cubind_nvrtc_get_program_log",
+        "nvrtcAddNameExpression",
+        "cubind_nvrtc_add_name_expression",
+        "nvrtcGetLoweredName",
+        "cubind_nvrtc_get_lowered_name",
+        "nvrtcGetPCHHeapSize",
+        "cubind_nvrtc_get_pch_heap_size",
+        "nvrtcSetPCHHeapSize",
+        "cubind_nvrtc_set_pch_heap_size",
+        "nvrtcGetPCHCreateStatus",
+        "cubind_nvrtc_get_pch_create_status",
+        "nvrtcGetPCHHeapSizeRequired",
+        "cubind_nvrtc_get_pch_heap_size_required",
+        "nvrtcSetFlowCallback",
+        "cubind_nvrtc_set_flow_callback",
+    },
 #define AT(member) offsetof(struct names, member)
-
-/* Exported symbol, C API name, cubind name. */
-static const cubind__name_offsets offsets[SYMBOL_COUNT] = {
-    {AT(symbol_nvrtcGetErrorString), AT(symbol_nvrtcGetErrorString), AT(wrapper_cubind_nvrtc_get_error_string)},
-    {AT(symbol_nvrtcVersion), AT(symbol_nvrtcVersion), AT(wrapper_cubind_nvrtc_version)},
-    {AT(symbol_nvrtcGetNumSupportedArchs), AT(symbol_nvrtcGetNumSupportedArchs), AT(wrapper_cubind_nvrtc_get_num_supported_archs)},
-    {AT(symbol_nvrtcGetSupportedArchs), AT(symbol_nvrtcGetSupportedArchs), AT(wrapper_cubind_nvrtc_get_supported_archs)},
-    {AT(symbol_nvrtcCreateProgram), AT(symbol_nvrtcCreateProgram), AT(wrapper_cubind_nvrtc_create_program)},
-    {AT(symbol_nvrtcDestroyProgram), AT(symbol_nvrtcDestroyProgram), AT(wrapper_cubind_nvrtc_destroy_program)},
-    {AT(symbol_nvrtcCompileProgram), AT(symbol_nvrtcCompileProgram), AT(wrapper_cubind_nvrtc_compile_program)},
-    {AT(symbol_nvrtcGetPTXSize), AT(symbol_nvrtcGetPTXSize), AT(wrapper_cubind_nvrtc_get_ptx_size)},
-    {AT(symbol_nvrtcGetPTX), AT(symbol_nvrtcGetPTX), AT(wrapper_cubind_nvrtc_get_ptx)},
-    {AT(symbol_nvrtcGetCUBINSize), AT(symbol_nvrtcGetCUBINSize), AT(wrapper_cubind_nvrtc_get_cubin_size)},
-    {AT(symbol_nvrtcGetCUBIN), AT(symbol_nvrtcGetCUBIN), AT(wrapper_cubind_nvrtc_get_cubin)},
-    {AT(symbol_nvrtcGetLTOIRSize), AT(symbol_nvrtcGetLTOIRSize), AT(wrapper_cubind_nvrtc_get_ltoir_size)},
-    {AT(symbol_nvrtcGetLTOIR), AT(symbol_nvrtcGetLTOIR), AT(wrapper_cubind_nvrtc_get_ltoir)},
-    {AT(symbol_nvrtcGetOptiXIRSize), AT(symbol_nvrtcGetOptiXIRSize), AT(wrapper_cubind_nvrtc_get_opti_xir_size)},
-    {AT(symbol_nvrtcGetOptiXIR), AT(symbol_nvrtcGetOptiXIR), AT(wrapper_cubind_nvrtc_get_opti_xir)},
-    {AT(symbol_nvrtcGetProgramLogSize), AT(symbol_nvrtcGetProgramLogSize), AT(wrapper_cubind_nvrtc_get_program_log_size)},
-    {AT(symbol_nvrtcGetProgramLog), AT(symbol_nvrtcGetProgramLog), AT(wrapper_cubind_nvrtc_get_program_log)},
-    {AT(symbol_nvrtcAddNameExpression), AT(symbol_nvrtcAddNameExpression), AT(wrapper_cubind_nvrtc_add_name_expression)},
-    {AT(symbol_nvrtcGetLoweredName), AT(symbol_nvrtcGetLoweredName), AT(wrapper_cubind_nvrtc_get_lowered_name)},
-    {AT(symbol_nvrtcGetPCHHeapSize), AT(symbol_nvrtcGetPCHHeapSize), AT(wrapper_cubind_nvrtc_get_pch_heap_size)},
-    {AT(symbol_nvrtcSetPCHHeapSize), AT(symbol_nvrtcSetPCHHeapSize), AT(wrapper_cubind_nvrtc_set_pch_heap_size)},
-    {AT(symbol_nvrtcGetPCHCreateStatus), AT(symbol_nvrtcGetPCHCreateStatus), AT(wrapper_cubind_nvrtc_get_pch_create_status)},
-    {AT(symbol_nvrtcGetPCHHeapSizeRequired), AT(symbol_nvrtcGetPCHHeapSizeRequired), AT(wrapper_cubind_nvrtc_get_pch_heap_size_required)},
-    {AT(symbol_nvrtcSetFlowCallback), AT(symbol_nvrtcSetFlowCallback), AT(wrapper_cubind_nvrtc_set_flow_callback)},
-};
-
-const cubind__symbol_table cubind__nvrtc_symbols = {
-    CUBIND_LIB_NVRTC, SYMBOL_COUNT, (const char *)&names, offsets, slots, traced_slots,
+    {
+        {AT(symbol_nvrtcGetErrorString), AT(symbol_nvrtcGetErrorString), AT(wrapper_cubind_nvrtc_get_error_string)},
+        {AT(symbol_nvrtcVersion), AT(symbol_nvrtcVersion), AT(wrapper_cubind_nvrtc_version)},
+        {AT(symbol_nvrtcGetNumSupportedArchs), AT(symbol_nvrtcGetNumSupportedArchs), AT(wrapper_cubind_nvrtc_get_num_supported_archs)},
+        {AT(symbol_nvrtcGetSupportedArchs), AT(symbol_nvrtcGetSupportedArchs), AT(wrapper_cubind_nvrtc_get_supported_archs)},
+        {AT(symbol_nvrtcCreateProgram), AT(symbol_nvrtcCreateProgram), AT(wrapper_cubind_nvrtc_create_program)},
+        {AT(symbol_nvrtcDestroyProgram), AT(symbol_nvrtcDestroyProgram), AT(wrapper_cubind_nvrtc_destroy_program)},
+        {AT(symbol_nvrtcCompileProgram), AT(symbol_nvrtcCompileProgram), AT(wrapper_cubind_nvrtc_compile_program)},
+        {AT(symbol_nvrtcGetPTXSize), AT(symbol_nvrtcGetPTXSize), AT(wrapper_cubind_nvrtc_get_ptx_size)},
+        {AT(symbol_nvrtcGetPTX), AT(symbol_nvrtcGetPTX), AT(wrapper_cubind_nvrtc_get_ptx)},
+        {AT(symbol_nvrtcGetCUBINSize), AT(symbol_nvrtcGetCUBINSize), AT(wrapper_cubind_nvrtc_get_cubin_size)},
+        {AT(symbol_nvrtcGetCUBIN), AT(symbol_nvrtcGetCUBIN), AT(wrapper_cubind_nvrtc_get_cubin)},
+        {AT(symbol_nvrtcGetLTOIRSize), AT(symbol_nvrtcGetLTOIRSize), AT(wrapper_cubind_nvrtc_get_ltoir_size)},
+        {AT(symbol_nvrtcGetLTOIR), AT(symbol_nvrtcGetLTOIR), AT(wrapper_cubind_nvrtc_get_ltoir)},
+        {AT(symbol_nvrtcGetOptiXIRSize), AT(symbol_nvrtcGetOptiXIRSize), AT(wrapper_cubind_nvrtc_get_opti_xir_size)},
+        {AT(symbol_nvrtcGetOptiXIR), AT(symbol_nvrtcGetOptiXIR), AT(wrapper_cubind_nvrtc_get_opti_xir)},
+        {AT(symbol_nvrtcGetProgramLogSize), AT(symbol_nvrtcGetProgramLogSize), AT(wrapper_cubind_nvrtc_get_program_log_size)},
+        {AT(symbol_nvrtcGetProgramLog), AT(symbol_nvrtcGetProgramLog), AT(wrapper_cubind_nvrtc_get_program_log)},
+        {AT(symbol_nvrtcAddNameExpression), AT(symbol_nvrtcAddNameExpression), AT(wrapper_cubind_nvrtc_add_name_expression)},
+        {AT(symbol_nvrtcGetLoweredName), AT(symbol_nvrtcGetLoweredName), AT(wrapper_cubind_nvrtc_get_lowered_name)},
+        {AT(symbol_nvrtcGetPCHHeapSize), AT(symbol_nvrtcGetPCHHeapSize), AT(wrapper_cubind_nvrtc_get_pch_heap_size)},
+        {AT(symbol_nvrtcSetPCHHeapSize), AT(symbol_nvrtcSetPCHHeapSize), AT(wrapper_cubind_nvrtc_set_pch_heap_size)},
+        {AT(symbol_nvrtcGetPCHCreateStatus), AT(symbol_nvrtcGetPCHCreateStatus), AT(wrapper_cubind_nvrtc_get_pch_create_status)},
+        {AT(symbol_nvrtcGetPCHHeapSizeRequired), AT(symbol_nvrtcGetPCHHeapSizeRequired), AT(wrapper_cubind_nvrtc_get_pch_heap_size_required)},
+        {AT(symbol_nvrtcSetFlowCallback), AT(symbol_nvrtcSetFlowCallback), AT(wrapper_cubind_nvrtc_set_flow_callback)},
+    },
+#undef AT
 };
 
 /* Tracing: the name of a nvrtcResult value, NULL when it is none of the constants. */
@@ -186,7 +190,7 @@ typedef const char *(*cubind__nvrtcGetErrorString_fn)(nvrtcResult result);
 /* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_error_string. */
 static const char *call_nvrtcGetErrorString(nvrtcResult result)
 {
-    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__resolve(&cubind__nvrtc_symbols, 0, NULL);
+    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 0, NULL);
     if (cubind_fn == NULL)
         return (const char *)0;
     return cubind_fn(result);
@@ -200,7 +204,7 @@ static CUBIND_COLD const char *traced_nvrtcGetErrorString(nvrtcResult result)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetErrorString(result);
     cubind_result = call_nvrtcGetErrorString(result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 0), 0)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 0), 0)) {
         cubind__trace_enum(&cubind_call, "result", trace_enum_0((long long)result), (long long)result);
         cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -218,7 +222,7 @@ static CUBIND_COLD const char *slow_nvrtcGetErrorString(nvrtcResult result)
 
 const char *cubind_nvrtc_get_error_string(nvrtcResult result)
 {
-    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__cached(&slots[0]);
+    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__cached(&cubind__nvrtc_slots[0]);
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetErrorString(result);
     return cubind_fn(result);
@@ -230,13 +234,13 @@ typedef nvrtcResult (*cubind__nvrtcVersion_fn)(int *major, int *minor);
 static nvrtcResult call_nvrtcVersion(int *major, int *minor)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__resolve(&cubind__nvrtc_symbols, 1, &cubind_unavailable);
+    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 1, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(major, minor);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 1, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
     return cubind_status;
 }
 
@@ -248,7 +252,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcVersion(int *major, int *minor)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcVersion(major, minor);
     cubind_result = call_nvrtcVersion(major, minor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 1), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 1), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "major", (uintptr_t)major);
         cubind__trace_pointer(&cubind_call, "minor", (uintptr_t)minor);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -267,13 +271,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcVersion(int *major, int *minor)
 
 nvrtcResult cubind_nvrtc_version(int *major, int *minor)
 {
-    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__cached(&slots[1]);
+    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__cached(&cubind__nvrtc_slots[1]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcVersion(major, minor);
     cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 1, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -284,13 +288,13 @@ typedef nvrtcResult (*cubind__nvrtcGetNumSupportedArchs_fn)(int *numArchs);
 static nvrtcResult call_nvrtcGetNumSupportedArchs(int *numArchs)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols, 2, &cubind_unavailable);
+    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 2, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(numArchs);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 2, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
     return cubind_status;
 }
 
@@ -302,7 +306,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetNumSupportedArchs(int *numArchs)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetNumSupportedArchs(numArchs);
     cubind_result = call_nvrtcGetNumSupportedArchs(numArchs);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 2), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 2), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "numArchs", (uintptr_t)numArchs);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -320,13 +324,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetNumSupportedArchs(int *numArchs)
 
 nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
 {
-    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__cached(&slots[2]);
+    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__cached(&cubind__nvrtc_slots[2]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetNumSupportedArchs(numArchs);
     cubind_status = cubind_fn(numArchs);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 2, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -337,13 +341,13 @@ typedef nvrtcResult (*cubind__nvrtcGetSupportedArchs_fn)(int *supportedArchs);
 static nvrtcResult call_nvrtcGetSupportedArchs(int *supportedArchs)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols, 3, &cubind_unavailable);
+    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 3, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(supportedArchs);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 3, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
     return cubind_status;
 }
 
@@ -355,7 +359,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetSupportedArchs(int *supportedArchs
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetSupportedArchs(supportedArchs);
     cubind_result = call_nvrtcGetSupportedArchs(supportedArchs);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 3), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 3), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "supportedArchs", (uintptr_t)supportedArchs);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -373,13 +377,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetSupportedArchs(int *supportedArchs)
 
 nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
 {
-    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__cached(&slots[3]);
+    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__cached(&cubind__nvrtc_slots[3]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetSupportedArchs(supportedArchs);
     cubind_status = cubind_fn(supportedArchs);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 3, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -390,13 +394,13 @@ typedef nvrtcResult (*cubind__nvrtcCreateProgram_fn)(nvrtcProgram *prog, const c
 static nvrtcResult call_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__resolve(&cubind__nvrtc_symbols, 4, &cubind_unavailable);
+    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 4, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 4, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
     return cubind_status;
 }
 
@@ -408,7 +412,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcCreateProgram(nvrtcProgram *prog, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
     cubind_result = call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 4), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 4), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
         cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
@@ -431,13 +435,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcCreateProgram(nvrtcProgram *prog, const
 
 nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
-    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__cached(&slots[4]);
+    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__cached(&cubind__nvrtc_slots[4]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
     cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 4, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -448,13 +452,13 @@ typedef nvrtcResult (*cubind__nvrtcDestroyProgram_fn)(nvrtcProgram *prog);
 static nvrtcResult call_nvrtcDestroyProgram(nvrtcProgram *prog)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__resolve(&cubind__nvrtc_symbols, 5, &cubind_unavailable);
+    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 5, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 5, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
     return cubind_status;
 }
 
@@ -466,7 +470,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcDestroyProgram(nvrtcProgram *prog)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcDestroyProgram(prog);
     cubind_result = call_nvrtcDestroyProgram(prog);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 5), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 5), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -484,13 +488,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcDestroyProgram(nvrtcProgram *prog)
 
 nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
 {
-    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__cached(&slots[5]);
+    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__cached(&cubind__nvrtc_slots[5]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcDestroyProgram(prog);
     cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 5, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -501,13 +505,13 @@ typedef nvrtcResult (*cubind__nvrtcCompileProgram_fn)(nvrtcProgram prog, int num
 static nvrtcResult call_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__resolve(&cubind__nvrtc_symbols, 6, &cubind_unavailable);
+    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 6, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, numOptions, options);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 6, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
     return cubind_status;
 }
 
@@ -519,7 +523,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcCompileProgram(nvrtcProgram prog, int
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcCompileProgram(prog, numOptions, options);
     cubind_result = call_nvrtcCompileProgram(prog, numOptions, options);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 6), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 6), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_signed(&cubind_call, "numOptions", (long long)numOptions);
         cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
@@ -539,13 +543,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcCompileProgram(nvrtcProgram prog, int n
 
 nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, const char *const *options)
 {
-    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__cached(&slots[6]);
+    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__cached(&cubind__nvrtc_slots[6]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcCompileProgram(prog, numOptions, options);
     cubind_status = cubind_fn(prog, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 6, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -556,13 +560,13 @@ typedef nvrtcResult (*cubind__nvrtcGetPTXSize_fn)(nvrtcProgram prog, size_t *ptx
 static nvrtcResult call_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__resolve(&cubind__nvrtc_symbols, 7, &cubind_unavailable);
+    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 7, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, ptxSizeRet);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 7, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
     return cubind_status;
 }
 
@@ -574,7 +578,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPTXSize(nvrtcProgram prog, size_t 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPTXSize(prog, ptxSizeRet);
     cubind_result = call_nvrtcGetPTXSize(prog, ptxSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 7), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 7), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "ptxSizeRet", (uintptr_t)ptxSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -593,13 +597,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *p
 
 nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
 {
-    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__cached(&slots[7]);
+    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__cached(&cubind__nvrtc_slots[7]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetPTXSize(prog, ptxSizeRet);
     cubind_status = cubind_fn(prog, ptxSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 7, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -610,13 +614,13 @@ typedef nvrtcResult (*cubind__nvrtcGetPTX_fn)(nvrtcProgram prog, char *ptx);
 static nvrtcResult call_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__resolve(&cubind__nvrtc_symbols, 8, &cubind_unavailable);
+    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 8, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, ptx);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 8, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
     return cubind_status;
 }
 
@@ -628,7 +632,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPTX(prog, ptx);
     cubind_result = call_nvrtcGetPTX(prog, ptx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 8), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 8), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "ptx", (uintptr_t)ptx);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -647,13 +651,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 
 nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
 {
-    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__cached(&slots[8]);
+    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__cached(&cubind__nvrtc_slots[8]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetPTX(prog, ptx);
     cubind_status = cubind_fn(prog, ptx);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 8, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -664,13 +668,13 @@ typedef nvrtcResult (*cubind__nvrtcGetCUBINSize_fn)(nvrtcProgram prog, size_t *c
 static nvrtcResult call_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__resolve(&cubind__nvrtc_symbols, 9, &cubind_unavailable);
+    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 9, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, cubinSizeRet);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 9, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
     return cubind_status;
 }
 
@@ -682,7 +686,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBINSize(nvrtcProgram prog, size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetCUBINSize(prog, cubinSizeRet);
     cubind_result = call_nvrtcGetCUBINSize(prog, cubinSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 9), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 9), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "cubinSizeRet", (uintptr_t)cubinSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -701,13 +705,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t 
 
 nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
 {
-    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__cached(&slots[9]);
+    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__cached(&cubind__nvrtc_slots[9]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetCUBINSize(prog, cubinSizeRet);
     cubind_status = cubind_fn(prog, cubinSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 9, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -718,13 +722,13 @@ typedef nvrtcResult (*cubind__nvrtcGetCUBIN_fn)(nvrtcProgram prog, char *cubin);
 static nvrtcResult call_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__resolve(&cubind__nvrtc_symbols, 10, &cubind_unavailable);
+    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 10, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, cubin);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 10, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
     return cubind_status;
 }
 
@@ -736,7 +740,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBIN(nvrtcProgram prog, char *cub
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetCUBIN(prog, cubin);
     cubind_result = call_nvrtcGetCUBIN(prog, cubin);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 10), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 10), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "cubin", (uintptr_t)cubin);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -755,13 +759,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin
 
 nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
 {
-    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__cached(&slots[10]);
+    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__cached(&cubind__nvrtc_slots[10]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetCUBIN(prog, cubin);
     cubind_status = cubind_fn(prog, cubin);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 10, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -772,13 +776,13 @@ typedef nvrtcResult (*cubind__nvrtcGetLTOIRSize_fn)(nvrtcProgram prog, size_t *L
 static nvrtcResult call_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols, 11, &cubind_unavailable);
+    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 11, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, LTOIRSizeRet);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 11, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
     return cubind_status;
 }
 
@@ -790,7 +794,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIRSize(nvrtcProgram prog, size_
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
     cubind_result = call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 11), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 11), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "LTOIRSizeRet", (uintptr_t)LTOIRSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -809,13 +813,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t 
 
 nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
-    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__cached(&slots[11]);
+    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__cached(&cubind__nvrtc_slots[11]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
     cubind_status = cubind_fn(prog, LTOIRSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 11, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -826,13 +830,13 @@ typedef nvrtcResult (*cubind__nvrtcGetLTOIR_fn)(nvrtcProgram prog, char *LTOIR);
 static nvrtcResult call_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__resolve(&cubind__nvrtc_symbols, 12, &cubind_unavailable);
+    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 12, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, LTOIR);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 12, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
     return cubind_status;
 }
 
@@ -844,7 +848,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIR(nvrtcProgram prog, char *LTO
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetLTOIR(prog, LTOIR);
     cubind_result = call_nvrtcGetLTOIR(prog, LTOIR);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 12), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 12), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "LTOIR", (uintptr_t)LTOIR);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -863,13 +867,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR
 
 nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
 {
-    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__cached(&slots[12]);
+    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__cached(&cubind__nvrtc_slots[12]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetLTOIR(prog, LTOIR);
     cubind_status = cubind_fn(prog, LTOIR);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 12, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -880,13 +884,13 @@ typedef nvrtcResult (*cubind__nvrtcGetOptiXIRSize_fn)(nvrtcProgram prog, size_t 
 static nvrtcResult call_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols, 13, &cubind_unavailable);
+    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 13, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, optixirSizeRet);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 13, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
     return cubind_status;
 }
 
@@ -898,7 +902,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIRSize(nvrtcProgram prog, siz
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
     cubind_result = call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 13), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 13), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "optixirSizeRet", (uintptr_t)optixirSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -917,13 +921,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_
 
 nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSizeRet)
 {
-    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__cached(&slots[13]);
+    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__cached(&cubind__nvrtc_slots[13]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
     cubind_status = cubind_fn(prog, optixirSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 13, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -934,13 +938,13 @@ typedef nvrtcResult (*cubind__nvrtcGetOptiXIR_fn)(nvrtcProgram prog, char *optix
 static nvrtcResult call_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__resolve(&cubind__nvrtc_symbols, 14, &cubind_unavailable);
+    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 14, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, optixir);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 14, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
     return cubind_status;
 }
 
@@ -952,7 +956,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIR(nvrtcProgram prog, char *o
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetOptiXIR(prog, optixir);
     cubind_result = call_nvrtcGetOptiXIR(prog, optixir);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 14), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 14), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "optixir", (uintptr_t)optixir);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -971,13 +975,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *opt
 
 nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
 {
-    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__cached(&slots[14]);
+    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__cached(&cubind__nvrtc_slots[14]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetOptiXIR(prog, optixir);
     cubind_status = cubind_fn(prog, optixir);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 14, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -988,13 +992,13 @@ typedef nvrtcResult (*cubind__nvrtcGetProgramLogSize_fn)(nvrtcProgram prog, size
 static nvrtcResult call_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__resolve(&cubind__nvrtc_symbols, 15, &cubind_unavailable);
+    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 15, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, logSizeRet);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 15, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1006,7 +1010,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLogSize(nvrtcProgram prog, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetProgramLogSize(prog, logSizeRet);
     cubind_result = call_nvrtcGetProgramLogSize(prog, logSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 15), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 15), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "logSizeRet", (uintptr_t)logSizeRet);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1025,13 +1029,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLogSize(nvrtcProgram prog, si
 
 nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSizeRet)
 {
-    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__cached(&slots[15]);
+    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__cached(&cubind__nvrtc_slots[15]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetProgramLogSize(prog, logSizeRet);
     cubind_status = cubind_fn(prog, logSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 15, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1042,13 +1046,13 @@ typedef nvrtcResult (*cubind__nvrtcGetProgramLog_fn)(nvrtcProgram prog, char *lo
 static nvrtcResult call_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__resolve(&cubind__nvrtc_symbols, 16, &cubind_unavailable);
+    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 16, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, log);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 16, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1060,7 +1064,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLog(nvrtcProgram prog, char
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetProgramLog(prog, log);
     cubind_result = call_nvrtcGetProgramLog(prog, log);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 16), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 16), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "log", (uintptr_t)log);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1079,13 +1083,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLog(nvrtcProgram prog, char *
 
 nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
 {
-    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__cached(&slots[16]);
+    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__cached(&cubind__nvrtc_slots[16]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetProgramLog(prog, log);
     cubind_status = cubind_fn(prog, log);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 16, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1096,13 +1100,13 @@ typedef nvrtcResult (*cubind__nvrtcAddNameExpression_fn)(nvrtcProgram prog, cons
 static nvrtcResult call_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__resolve(&cubind__nvrtc_symbols, 17, &cubind_unavailable);
+    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 17, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, name_expression);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 17, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1114,7 +1118,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcAddNameExpression(nvrtcProgram prog, 
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcAddNameExpression(prog, name_expression);
     cubind_result = call_nvrtcAddNameExpression(prog, name_expression);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 17), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 17), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "name_expression", (uintptr_t)name_expression);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1133,13 +1137,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcAddNameExpression(nvrtcProgram prog, co
 
 nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *const name_expression)
 {
-    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__cached(&slots[17]);
+    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__cached(&cubind__nvrtc_slots[17]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcAddNameExpression(prog, name_expression);
     cubind_status = cubind_fn(prog, name_expression);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 17, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1150,13 +1154,13 @@ typedef nvrtcResult (*cubind__nvrtcGetLoweredName_fn)(nvrtcProgram prog, const c
 static nvrtcResult call_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__resolve(&cubind__nvrtc_symbols, 18, &cubind_unavailable);
+    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 18, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, name_expression, lowered_name);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 18, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1168,7 +1172,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetLoweredName(nvrtcProgram prog, con
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
     cubind_result = call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 18), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 18), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "name_expression", (uintptr_t)name_expression);
         cubind__trace_pointer(&cubind_call, "lowered_name", (uintptr_t)lowered_name);
@@ -1188,13 +1192,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetLoweredName(nvrtcProgram prog, const
 
 nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
-    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__cached(&slots[18]);
+    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__cached(&cubind__nvrtc_slots[18]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetLoweredName(prog, name_expression, lowered_name);
     cubind_status = cubind_fn(prog, name_expression, lowered_name);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 18, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1205,13 +1209,13 @@ typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSize_fn)(size_t *ret);
 static nvrtcResult call_nvrtcGetPCHHeapSize(size_t *ret)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols, 19, &cubind_unavailable);
+    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 19, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(ret);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 19, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1223,7 +1227,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSize(size_t *ret)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPCHHeapSize(ret);
     cubind_result = call_nvrtcGetPCHHeapSize(ret);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 19), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 19), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "ret", (uintptr_t)ret);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1241,13 +1245,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSize(size_t *ret)
 
 nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
 {
-    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__cached(&slots[19]);
+    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__cached(&cubind__nvrtc_slots[19]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetPCHHeapSize(ret);
     cubind_status = cubind_fn(ret);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 19, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1258,13 +1262,13 @@ typedef nvrtcResult (*cubind__nvrtcSetPCHHeapSize_fn)(size_t size);
 static nvrtcResult call_nvrtcSetPCHHeapSize(size_t size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols, 20, &cubind_unavailable);
+    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 20, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(size);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 20, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1276,7 +1280,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcSetPCHHeapSize(size_t size)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcSetPCHHeapSize(size);
     cubind_result = call_nvrtcSetPCHHeapSize(size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 20), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 20), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1294,13 +1298,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcSetPCHHeapSize(size_t size)
 
 nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
 {
-    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__cached(&slots[20]);
+    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__cached(&cubind__nvrtc_slots[20]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcSetPCHHeapSize(size);
     cubind_status = cubind_fn(size);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 20, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1311,13 +1315,13 @@ typedef nvrtcResult (*cubind__nvrtcGetPCHCreateStatus_fn)(nvrtcProgram prog);
 static nvrtcResult call_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__resolve(&cubind__nvrtc_symbols, 21, &cubind_unavailable);
+    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 21, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 21, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1329,7 +1333,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPCHCreateStatus(prog);
     cubind_result = call_nvrtcGetPCHCreateStatus(prog);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 21), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 21), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_status(&cubind_call, (int)cubind_result);
         cubind__trace_end(&cubind_call);
@@ -1347,13 +1351,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
 
 nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
 {
-    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__cached(&slots[21]);
+    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__cached(&cubind__nvrtc_slots[21]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetPCHCreateStatus(prog);
     cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 21, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1364,13 +1368,13 @@ typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSizeRequired_fn)(nvrtcProgram prog,
 static nvrtcResult call_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__resolve(&cubind__nvrtc_symbols, 22, &cubind_unavailable);
+    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 22, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, size);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 22, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1382,7 +1386,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSizeRequired(nvrtcProgram p
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcGetPCHHeapSizeRequired(prog, size);
     cubind_result = call_nvrtcGetPCHHeapSizeRequired(prog, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 22), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 22), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
         cubind__trace_status(&cubind_call, (int)cubind_result);
@@ -1401,13 +1405,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram pro
 
 nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *size)
 {
-    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__cached(&slots[22]);
+    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__cached(&cubind__nvrtc_slots[22]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcGetPCHHeapSizeRequired(prog, size);
     cubind_status = cubind_fn(prog, size);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 22, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
@@ -1418,13 +1422,13 @@ typedef nvrtcResult (*cubind__nvrtcSetFlowCallback_fn)(nvrtcProgram prog, int (*
 static nvrtcResult call_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__resolve(&cubind__nvrtc_symbols, 23, &cubind_unavailable);
+    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 23, &cubind_unavailable);
     nvrtcResult cubind_status;
     if (cubind_fn == NULL)
         return (nvrtcResult)cubind_unavailable;
     cubind_status = cubind_fn(prog, callback, payload);
     if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 23, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
     return cubind_status;
 }
 
@@ -1436,7 +1440,7 @@ static CUBIND_COLD nvrtcResult traced_nvrtcSetFlowCallback(nvrtcProgram prog, in
     if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
         return call_nvrtcSetFlowCallback(prog, callback, payload);
     cubind_result = call_nvrtcSetFlowCallback(prog, callback, payload);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols, 23), cubind_result != NVRTC_SUCCESS)) {
+    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 23), cubind_result != NVRTC_SUCCESS)) {
         cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
         cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
         cubind__trace_pointer(&cubind_call, "payload", (uintptr_t)payload);
@@ -1456,13 +1460,13 @@ static CUBIND_COLD nvrtcResult slow_nvrtcSetFlowCallback(nvrtcProgram prog, int 
 
 nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
-    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__cached(&slots[23]);
+    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__cached(&cubind__nvrtc_slots[23]);
     nvrtcResult cubind_status;
     if (CUBIND_UNLIKELY(cubind_fn == NULL))
         return slow_nvrtcSetFlowCallback(prog, callback, payload);
     cubind_status = cubind_fn(prog, callback, payload);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols, 23, (int)cubind_status);
+        return (nvrtcResult)cubind__status_error(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
