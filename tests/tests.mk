@@ -27,7 +27,8 @@ ABI_UNITS := $(patsubst generated/tests/abi_%.c,%,$(wildcard generated/tests/abi
 ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
 
 # Unit tests of the loader on mocks, and of the real CUDA libraries.
-C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_real $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_trace
+C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_real $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_trace \
+           $(TEST_BUILD)/test_unload
 # Each library's facts and two calls, generated from the configuration (tests/library_cases.h).
 LIBRARY_CASES := $(TEST_BUILD)/obj/generated/tests/library_cases.o
 PASSTHROUGH := $(TEST_BUILD)/passthrough
@@ -43,7 +44,7 @@ include tests/faults.mk
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 
-.PHONY: test-passthrough test-loader test-real test-abi test-probe test-link test-install test-valgrind \
+.PHONY: test-passthrough test-loader test-unload test-real test-abi test-probe test-link test-install test-valgrind \
         test-trace test-build gpu-build test-gpu test-package test-makefiles test-exports test-cdef test-consumers \
         abi-baseline
 
@@ -60,7 +61,7 @@ test: deps
 test-generator: deps-generator deps-test
 	$(PYTHON) -m pytest -q tests/generator
 
-test-c: test-abi test-headers test-passthrough test-loader test-trace test-real test-probe test-link test-install \
+test-c: test-abi test-headers test-passthrough test-loader test-trace test-unload test-real test-probe test-link test-install \
         test-examples test-bench-build
 
 test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(C_TESTS) $(TEST_BUILD)/sgemm $(ABI_PROGRAMS)
@@ -110,6 +111,10 @@ $(TEST_BUILD)/test_libraries: $(TEST_BUILD)/obj/tests/test_libraries.o $(TEST_BU
                               $(TEST_BUILD)/obj/tests/loader_support.o $(LIBRARY_CASES) $(LIBRARY_SO) $(RECORDER) \
                               $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
+
+# libcubind opened by dlopen, closed, then fork() (tests/test_unload.c): not linked to libcubind.
+$(TEST_BUILD)/test_unload: $(TEST_BUILD)/obj/tests/test_unload.o $(LIBRARY_SO) $(LINK_FLAGS_FILES)
+	$(CC) -o $@ $(filter %.o,$^) $(LDFLAGS_SAN) -lcmocka -ldl
 
 # Call tracing (CUBIND_TRACE) on the mocks (tests/test_trace.c).
 $(TEST_BUILD)/test_trace: $(TEST_BUILD)/obj/tests/test_trace.o $(TEST_BUILD)/obj/tests/scenario.o \
@@ -181,6 +186,10 @@ test-loader: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(MOCKS) $(H
 	    $(TEST_BUILD)/test_loader
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
 	    $(TEST_BUILD)/test_libraries
+
+test-unload: $(TEST_BUILD)/test_unload
+	CUBIND_CUFFT_PATH=/nonexistent/libcufft.so.12 CUBIND_TEST_LIBRARY=$(abspath $(LIBRARY_SONAME)) \
+	    $(TEST_BUILD)/test_unload
 
 test-trace: $(TEST_BUILD)/test_trace $(MOCKS)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) $(TEST_BUILD)/test_trace
