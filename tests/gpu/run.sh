@@ -40,6 +40,7 @@ step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_
 step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_libraries"
 step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_hardening"
 step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_trace"
+step env CUBIND_CUFFT_PATH=/nonexistent/libcufft.so.12 CUBIND_TEST_LIBRARY="$build/lib/libcubind.so.0" "$test_dir/test_unload"
 step passthrough
 step "$test_dir/test_real"
 step "$test_dir/test_gpu"
