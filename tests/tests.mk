@@ -114,7 +114,7 @@ $(TEST_BUILD)/test_libraries: $(TEST_BUILD)/obj/tests/test_libraries.o $(TEST_BU
 
 # libcubind opened by dlopen, closed, then fork() (tests/test_unload.c): not linked to libcubind.
 $(TEST_BUILD)/test_unload: $(TEST_BUILD)/obj/tests/test_unload.o $(LIBRARY_SO) $(LINK_FLAGS_FILES)
-	$(CC) -o $@ $(filter %.o,$^) $(LDFLAGS_SAN) -lcmocka -ldl
+	$(CC) -o $@ $(filter %.o,$^) -Wl,-rpath,'$$ORIGIN/lib' $(LDFLAGS_SAN) -lcmocka -ldl
 
 # Call tracing (CUBIND_TRACE) on the mocks (tests/test_trace.c).
 $(TEST_BUILD)/test_trace: $(TEST_BUILD)/obj/tests/test_trace.o $(TEST_BUILD)/obj/tests/scenario.o \

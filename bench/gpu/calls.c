@@ -4,16 +4,20 @@
  * and directly. This program is linked to libcublas and libcudart as well as to libcubind, and
  * cubind uses those loaded copies ("already loaded"): both paths reach the same functions.
  *
- * The headline is the mix: one loop whose every iteration makes the three calls once (333334
- * iterations: the issue's 10^6 cheap real calls); each function's own loop is the detail.
+ * The headline is the mix: one loop whose every iteration makes the three calls once; 101 rounds
+ * of 3334 iterations make the issue's 10^6 cheap real calls on each path. Each function's own loop
+ * is the detail.
  *
  * Interleaved rounds in one process pinned to the CPU it started on: in round r each loop is timed
  * through cubind then directly (r even) or directly then through cubind (r odd); the warm-up rounds
- * before them are not kept. Prints a Markdown table: the median ns/call of each path, their
+ * before them are not kept. Short rounds (about a millisecond) keep the two paths of a round close
+ * in time: with rounds of 10^6 calls (tens of milliseconds) the machine's drift between the two
+ * halves of a round spread the rounds' ratios from 0.54 to 1.78, and the median moved from 0.99 to
+ * 1.016 between runs of the same binaries. Prints a Markdown table: the median ns/call of each path, their
  * difference (the overhead cubind adds, ns/call) and the median over rounds of the per-round time
  * ratio cubind / direct (goal <= 1.01), with the rounds' smallest and largest ratio.
  *
- * Usage: calls [iterations per loop, default 333334] [rounds, default 31] [warm-up rounds, default 3]
+ * Usage: calls [iterations per loop, default 3334] [rounds, default 101] [warm-up rounds, default 5]
  * Exit: 0 done, 1 a call did not return success, 77 no GPU/driver.
  */
 #define _GNU_SOURCE /* sched_setaffinity, sched_getcpu; clock_gettime */
@@ -31,7 +35,7 @@
 
 enum { MAX_ROUNDS = 101 };
 
-static long calls = 333334L; /* iterations of each loop */
+static long calls = 3334L; /* iterations of each loop */
 static cublasHandle_t handle;
 static cudaStream_t stream;
 static cublasPointerMode_t mode;
@@ -111,7 +115,7 @@ int main(int argc, char **argv)
     struct cubind_library_info cublas_info = {.size = sizeof cublas_info},
                                runtime_info = {.size = sizeof runtime_info};
     struct cudaDeviceProp prop;
-    int rounds = 31, warmup = 3, round, c, count = 0, version = 0, cpu;
+    int rounds = 101, warmup = 5, round, c, count = 0, version = 0, cpu;
     char pinned[64];
     cpu_set_t set;
 
@@ -172,11 +176,12 @@ int main(int argc, char **argv)
         }
 
     printf("%s; cuBLAS %d (%s, cubind: %s), CUDA runtime %s (cubind: %s); %ld iterations per loop (the mix: "
-           "%ld calls), %d rounds after %d of warm-up, cubind first in even rounds and direct first in odd ones; "
+           "%ld calls a round, %ld on each path), %d rounds after %d of warm-up, cubind first in even rounds and "
+           "direct first in odd ones; "
            "one process, %s; wall clock (CLOCK_MONOTONIC) around each loop. Overhead: the difference of the two "
            "medians; the ratio: the median of the rounds' ratios.\n\n",
            prop.name, version, cublas_info.soname, cublas_info.found_by, runtime_info.soname,
-           runtime_info.found_by, calls, 3 * calls, rounds, warmup, pinned);
+           runtime_info.found_by, calls, 3 * calls, 3 * calls * rounds, rounds, warmup, pinned);
     printf("| calls | cubind ns/call | direct ns/call | overhead ns/call | time ratio cubind / direct "
            "(median of rounds) | ratios (min to max) | ≤ 1.01 |\n");
     printf("|---|---|---|---|---|---|---|\n");
