@@ -253,6 +253,16 @@ and no search at all. Each step of the search is a documented promise (README.md
 and together they call {cubind["bindings"] - bare["bindings"]} functions the bare program does not."""
 
 
+GPU_NOTE = """The cheap calls' overhead column is what row (b)'s nine instructions, at their floor, cost on
+the GPU machine's CPU: about one nanosecond a call. Against calls that take 6 to 30 ns
+(cublasGetPointerMode, cublasSetStream) that is several percent, and the mix, whose calls average
+80 to 170 ns in this session's runs (cudaStreamQuery's time varies most), comes out about 2%
+slower: over its 1% goal.
+With rounds of 10^6 calls (tens of milliseconds, the earlier setting) the mix's ratio moved from
+0.987 to 1.016 between runs of the same binaries; with the short rounds now used (bench/gpu/calls.c)
+six runs, with rounds of 3,000 to 10,000 calls, gave 1.020 to 1.028."""
+
+
 HOT_PATH_WRAPPER = "cubind_cublas_get_pointer_mode"
 
 FLOOR_NOTE = """Row (b)'s floor. What the wrapper adds to a direct call is its own instructions up to the `ret`
@@ -338,7 +348,7 @@ def main() -> int:
              "[bench/results.md](../bench/results.md).\n" if not args.generate_only else "")
     if not args.generate_only and GPU_RESULTS.exists():
         text += ("\n" + GPU_RESULTS.read_text().rstrip() + "\n\n(Copied from [bench/gpu/results.md](../bench/gpu/results.md), "
-                 "the output of `bench/gpu/run.sh` on the GPU machine; `make bench-gpu` runs it there.)\n")
+                 "the output of `bench/gpu/run.sh` on the GPU machine; `make bench-gpu` runs it there.)\n\n" + GPU_NOTE + "\n")
     out.write_text(text)
     print(text)
     return 0
