@@ -97,9 +97,13 @@ check-generated: deps-generator
 # TLS descriptors where the compiler has them (gcc; not clang 14): the thread-local error record
 # is reached without __tls_get_addr.
 TLS_DIALECT := $(shell $(CC) -mtls-dialect=gnu2 -E -x c /dev/null > /dev/null 2>&1 && echo -mtls-dialect=gnu2)
+# clang makes a switch that returns constants (status names, tracing's enum names, the table
+# lookups of generated/src/libraries.c) a table of pointers, each relocated at start-up (650 in
+# all); gcc's jump tables hold offsets. Without them clang's switches are compare trees: cold code.
+SWITCH_FLAGS := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),-fno-jump-tables)
 $(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(INCLUDES) -Iloader -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLAGS) $(INCLUDES) -Iloader -c $< -o $@
 
 # -Bsymbolic-functions: calls inside libcubind to its own exported functions are direct, not
 # through its PLT. Nothing links libgcc_s (loader/error.c looks the unwinder up when it first
