@@ -3,9 +3,10 @@
  *
  * Each library's generated source owns a symbol table: its names in one read-only
  * object (addressed by offsets, so the table needs no relocation at start-up) and
- * atomic slots, one per function for the hot path and one for tracing. A wrapper's hot path is cubind__cached(): one load
- * of its slot, one test, the indirect call, then the status test; everything
- * else (the first call, an unavailable function, tracing) is its cold slow path.
+ * atomic slots, one per function for the hot path and one for tracing. A wrapper's
+ * hot path is cubind__cached(): one load of its slot, one test, the indirect call,
+ * then the status test; everything else (the first call, an unavailable function,
+ * tracing) is its cold slow path.
  */
 #ifndef CUBIND_LOADER_INTERNAL_H
 #define CUBIND_LOADER_INTERNAL_H

@@ -191,7 +191,7 @@ static void record_load_failure(cubind_library library, const char *function, co
 static void record_symbol_missing(cubind_library library, size_t index)
 {
     const cubind__library_desc *d = &cubind__libraries[library];
-    const cubind__symbol_table *t = cubind__symbols(d->library);
+    const cubind__symbol_table *t = cubind__symbols(library);
     const cubind__opened *lib = &states[library].lib;
     const char *status_name = cubind_status_name(library, d->status_missing_symbol);
     cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
@@ -414,11 +414,11 @@ cubind_error_kind cubind_library_info(cubind_library library, struct cubind_libr
     out.library = library;
     out.name = d->name;
     out.version_major = out.version_minor = out.version_patch = -1;
-    out.functions = cubind__symbols(d->library)->count;
+    out.functions = cubind__symbols(library)->count;
     outcome = ensure_loaded(library);
     if (outcome != LOAD_OK) {
         out.missing = all_names(library);
-        out.functions_missing = out.missing != NULL ? cubind__symbols(d->library)->count : 0; /* 0: out of memory */
+        out.functions_missing = out.missing != NULL ? out.functions : 0; /* 0: out of memory */
         out.error = load_error(library, outcome);
         result = CUBIND_ERROR_LIBRARY_NOT_FOUND;
     } else {
