@@ -19,8 +19,8 @@ $(BENCH_CALLEE): bench/callee.c $(LINK_FLAGS_FILES) bench/bench.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,libcublas.so.13 -o $@ $< $(LDFLAGS_SAN)
 
-$(BENCH_DIR)/calls: bench/calls.c $(BENCH_CALLEE) $(LIBRARY_SO) $(BUILT_HEADERS) bench/bench.mk
-	$(CC) $(BENCH_CFLAGS) $< -o $@ -L$(dir $(BENCH_CALLEE)) -l:libcublas.so.13 -Wl,-rpath,'$$ORIGIN/callee' \
+$(BENCH_DIR)/calls: bench/calls.c bench/calls_inline.c $(BENCH_CALLEE) $(LIBRARY_SO) $(BUILT_HEADERS) bench/bench.mk
+	$(CC) $(BENCH_CFLAGS) $< bench/calls_inline.c -o $@ -L$(dir $(BENCH_CALLEE)) -l:libcublas.so.13 -Wl,-rpath,'$$ORIGIN/callee' \
 	    $(BENCH_CUBIND_LIBS) -ldl
 
 $(BENCH_DIR)/census $(BENCH_DIR)/cufft_cubind $(BENCH_DIR)/wrapper_overhead: $(BENCH_DIR)/%: bench/%.c bench/maps.h \

@@ -19,7 +19,7 @@ BENCH_GPU_DEPS = bench/gpu/bench_gpu.h bench/gpu/direct.h examples/check.h $(LIB
 BENCH_GPU_CUBIND_LIBS = -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
 BENCH_GPU_CUDA_LIBS = -L$(CUDA_PATH)/lib64 -Wl,-rpath,$(CUDA_PATH)/lib64
 # Each program's source and compiler flags (also used for the other compiler's check below).
-BENCH_GPU_SOURCE_calls := bench/gpu/calls.c
+BENCH_GPU_SOURCE_calls := bench/gpu/calls.c bench/gpu/calls_inline.c
 BENCH_GPU_SOURCE_epilog := bench/gpu/epilog.c
 BENCH_GPU_SOURCE_epilog_direct := bench/gpu/epilog.c
 BENCH_GPU_FLAGS_calls = -I$(BUILD)/include -Ibench/gpu -Iexamples -isystem $(CUDA_PATH)/include
@@ -28,9 +28,9 @@ BENCH_GPU_FLAGS_epilog_direct = -DCUBIND_BENCH_DIRECT -Ibench/gpu -isystem $(CUD
 
 .PHONY: bench-gpu-build bench-gpu
 
-$(BENCH_GPU_DIR)/calls: bench/gpu/calls.c $(BENCH_GPU_DEPS)
+$(BENCH_GPU_DIR)/calls: bench/gpu/calls.c bench/gpu/calls_inline.c bench/gpu/calls.h $(BENCH_GPU_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(BENCH_GPU_FLAGS_calls) $< -o $@ $(BENCH_GPU_CUBIND_LIBS) $(BENCH_GPU_CUDA_LIBS) \
+	$(CC) $(ALL_CFLAGS) $(BENCH_GPU_FLAGS_calls) $< bench/gpu/calls_inline.c -o $@ $(BENCH_GPU_CUBIND_LIBS) $(BENCH_GPU_CUDA_LIBS) \
 	    -lcublas -lcudart $(LDFLAGS_SAN)
 
 $(BENCH_GPU_DIR)/epilog: bench/gpu/epilog.c $(BENCH_GPU_DEPS)

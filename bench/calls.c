@@ -5,8 +5,9 @@
  * which this program links directly (the PLT row) and cubind loads through
  * CUBIND_CUBLAS_PATH; every path calls the same code.
  *
- *   calls N    the per-call rows: PLT, bare dlsym pointer, checked pointer, cubind;
- *              failing calls without and with a handler; first call of a second function.
+ *   calls N    the per-call rows: PLT, bare dlsym pointer, checked pointer, cubind, cubind's
+ *              inline form (bench/calls_inline.c); failing calls without and with a handler, and
+ *              through the inline form; first call of a second function.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -84,6 +85,10 @@ NOINLINE void bench_fail_cubind(long n)
         sink += cubind_cublas_get_math_mode(NULL, &mode);
 }
 
+/* bench/calls_inline.c, built with CUBIND_INLINE. */
+void bench_cubind_inline(long n, volatile int *sink);
+void bench_fail_cubind_inline(long n, volatile int *sink);
+
 static void handler(const cubind_error *error, void *user)
 {
     (void)error;
@@ -131,8 +136,10 @@ int main(int argc, char **argv)
     bench_dlsym(n);
     bench_checked(n);
     bench_cubind(n);
+    bench_cubind_inline(n, &sink);
     bench_fail_direct(n);
     bench_fail_cubind(n);
+    bench_fail_cubind_inline(n, &sink);
     cubind_set_error_handler(handler, NULL);
     bench_fail_handler(n);
     cubind_set_error_handler(NULL, NULL);

@@ -68,11 +68,13 @@ def total(out: Path) -> int:
 
 
 def inclusive(out: Path) -> dict[str, int]:
-    """Inclusive instructions of each bench_* function (callees included)."""
+    """Inclusive instructions of each bench_* function (callees included). A function that code from
+    a header was inlined into is also listed under the header's name, with that part only: the
+    largest figure is the whole function's."""
     text = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(out)])
     counts: dict[str, int] = {}
-    for match in re.finditer(r"^\s*([\d,]+) \([^)]*\)\s+\S*:(bench_\w+) \[", text, re.M):
-        counts[match.group(2)] = int(match.group(1).replace(",", ""))
+    for match in re.finditer(r"^\s*([\d,]+) \([^)]*\)\s+\S*:(bench_\w+)(?: \[|$)", text, re.M):
+        counts[match.group(2)] = max(counts.get(match.group(2), 0), int(match.group(1).replace(",", "")))
     return counts
 
 
@@ -178,17 +180,24 @@ def rows(build: Path, work: Path) -> tuple[list[Row], list[str]]:
     callee = bench / "callee" / "libcublas.so.13"
     counts = inclusive(callgrind([str(bench / "calls"), str(CALLS)], work, "calls",
                                  clean_env(CUBIND_CUBLAS_PATH=str(callee.resolve()))))
-    plt, bare, checked, cubind = (per_call(counts, f"bench_{n}") for n in ("plt", "dlsym", "checked", "cubind"))
-    result.append(Row("(b) success path: cubind over a direct (PLT) call, per call", f"+{cubind - plt:.1f} instructions",
-                      "≤ +8 (floor 9: see below)", cubind - plt <= 8,
+    plt, bare, checked, cubind, inline = (per_call(counts, f"bench_{n}")
+                                          for n in ("plt", "dlsym", "checked", "cubind", "cubind_inline"))
+    result.append(Row("(b) success path: cubind's inline form (`CUBIND_INLINE`, C and C++) over a direct (PLT) call, "
+                      "per call", f"+{inline - plt:.1f} instructions", "≤ +8", inline - plt <= 8,
                       f"per call, loop and empty callee included: PLT {plt:.1f}, bare dlsym pointer {bare:.1f} "
                       f"({bare - plt:+.1f}), checked pointer loaded on first use {checked:.1f} ({checked - plt:+.1f}), "
-                      f"cubind {cubind:.1f}"))
-    fail_direct, fail_cubind, fail_handler = (per_call(counts, f"bench_{n}")
-                                              for n in ("fail_direct", "fail_cubind", "fail_handler"))
+                      f"cubind's inline form {inline:.1f}"))
+    result.append(Row("(b) the same through the out-of-line wrapper (what an FFI calls)",
+                      f"+{cubind - plt:.1f} instructions", "≤ +8 (floor 9: see below)", cubind - plt <= 8,
+                      f"cubind {cubind:.1f} per call"))
+    fail_direct, fail_cubind, fail_inline, fail_handler = (
+        per_call(counts, f"bench_{n}") for n in ("fail_direct", "fail_cubind", "fail_cubind_inline", "fail_handler"))
     result.append(Row("(c) failing call (status ≠ success), no handler: cubind over a direct call",
                       f"+{fail_cubind - fail_direct:,.1f} instructions", "≤ 200", fail_cubind - fail_direct <= 200,
                       f"direct {fail_direct:.1f}, cubind {fail_cubind:,.1f} per call"))
+    result.append(Row("(c) the same through the inline form",
+                      f"+{fail_inline - fail_direct:,.1f} instructions", "≤ 200", fail_inline - fail_direct <= 200,
+                      f"cubind's inline form {fail_inline:,.1f} per call"))
     result.append(Row("(d) the same failing call with a handler installed, over (c)",
                       f"+{fail_handler - fail_cubind:,.1f} instructions", "≤ +50", fail_handler - fail_cubind <= 50,
                       f"cubind with an empty handler {fail_handler:,.1f} per call"))
@@ -270,7 +279,7 @@ CANDIDATES = 32, once, this session), the heuristic still offers 8, and the fast
 
 HOT_PATH_WRAPPER = "cubind_cublas_get_pointer_mode"
 
-FLOOR_NOTE = """Row (b)'s floor. What the wrapper adds to a direct call is its own instructions up to the `ret`
+FLOOR_NOTE = """Row (b) through the out-of-line wrapper, its floor. What the wrapper adds to a direct call is its own instructions up to the `ret`
 (the program reaches it through the same PLT as a direct call). Each is owed to a promise:
 loading the cached symbol, testing it and branching (lazy, per-symbol resolution: 3); calling the
 callee and returning to the program, since control must come back to see the status (2); testing the
@@ -280,7 +289,15 @@ around the call, as the psABI requires (2). That is 9. Eight needs `cmpq $0, slo
 and a plain load of a slot another thread may be filling is a data race, undefined in C11; neither
 fuses an atomic load, even a relaxed one (checked with gcc 12 and clang 14). Making the slot never NULL (filled
 with the slow path's address) would drop the test but costs one relocation per wrapper at
-start-up, row (a)'s budget."""
+start-up, row (a)'s budget.
+
+The inline form (`#define CUBIND_INLINE` before including cubind's headers; include/cubind/inline.h)
+keeps every promise and drops the call into libcubind: the caller loads the slot itself (acquire
+order), tests it, calls the CUDA function and tests the status; the first call, a function that
+cannot be called and tracing go to the out-of-line wrapper, a failing status to
+`cubind_status_error`. What that adds to a PLT call is the slot's load, two tests and two branches,
+less the PLT's jump: row (b)'s first line. `make test` runs every wrapper through both forms
+(passthrough and passthrough-inline)."""
 
 
 def hot_path_note(build: Path) -> str:

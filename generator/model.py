@@ -4,6 +4,7 @@ included) and the shared CUDA types."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from . import api
@@ -32,6 +33,9 @@ class ModuleModel:
     type_includes: list[str]      # other cubind *_types.h headers this module's types need
     standard_headers: list[str]
     helpers: list[dict] = field(default_factory=list)  # NVIDIA's inline helpers and C++ overloads, on cubind
+    # the inline form: its library's exported slots (LibraryModel.slots_symbol) and each function's slot
+    slots_symbol: str = ""
+    slot_of: dict[str, int] = field(default_factory=dict)  # cubind name -> index in the library's slots
 
 
 @dataclass
@@ -47,6 +51,16 @@ class LibraryModel:
     # lookup function's name and its constants, an alias of a value keeping the first name
     trace_enums: list[dict] = field(default_factory=list)
     trace_enum_of: dict[str, str] = field(default_factory=dict)  # type spelling -> lookup function
+    slots_symbol: str = ""        # the inline form's exported pointer to the slots (slots_symbol())
+
+
+def slots_symbol(library_name: str, functions: list[dict]) -> str:
+    """The name under which libcubind exports a library's slots to the inline form: it ends in a
+    digest of the slots' layout (each index's symbol and type), so a program built against one
+    layout cannot load a libcubind with another (undefined symbol) and call the wrong function."""
+    layout = "\n".join(f"{f['symbol']} {f['returns']['type']} ({', '.join(p['type'] for p in f['params'])})"
+                       for f in functions)
+    return f"cubind_{library_name}_slots_{hashlib.sha256(layout.encode()).hexdigest()[:12]}"
 
 
 @dataclass
@@ -153,8 +167,14 @@ def build(config: Config, irs: list[dict]) -> Model:
                 missing,
                 trace_enums,
                 trace_enum_of,
+                slots_symbol(library.name, functions),
             )
         )
+    by_library = {lib.library.name: lib for lib in libraries}
+    for m in modules:
+        owner = by_library[m.module.library]
+        m.slots_symbol = owner.slots_symbol
+        m.slot_of = {f["cubind_name"]: i for i, f in enumerate(owner.functions) if f["module"] == m.module.name}
     return Model(config, irs, cuda_versions.pop(), shared_groups, modules, libraries)
 
 

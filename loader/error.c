@@ -352,3 +352,17 @@ CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t i
     notify(t, in_handler);
     return status;
 }
+
+/* cubind_status_error's refusal (generated/src/libraries.c): a library or an index that names no function. */
+CUBIND_COLD int cubind__status_error_refused(cubind_library library, unsigned index, int status)
+{
+    if ((int)library < 0 || (int)library >= CUBIND_LIBRARY_COUNT)
+        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, CUBIND_LIB_NONE, "cubind_status_error", 0,
+                             "cubind_status_error: %d is not a cubind library (0 to %d)", (int)library,
+                             CUBIND_LIBRARY_COUNT - 1);
+    else
+        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_status_error", 0,
+                             "cubind_status_error: lib%s has no function %u (it has %zu)",
+                             cubind__libraries[library].name, index, cubind__symbols(library)->count);
+    return status;
+}

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "cubind/cubind.h"
+#include "cubind/inline.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define CUBIND_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -29,6 +30,9 @@
 /* Any function pointer; converted to the wrapper's exact type before the call. */
 typedef void (*cubind__fnptr)(void);
 typedef _Atomic(cubind__fnptr) cubind__slot;
+/* The inline form (cubind/inline.h) reads the same slots as plain cubind_slot with __atomic builtins. */
+_Static_assert(sizeof(cubind__slot) == sizeof(cubind_slot) && _Alignof(cubind__slot) == _Alignof(cubind_slot),
+               "an atomic slot is laid out as a plain one");
 
 /* Where a function's three names start in its table's `strings`. */
 typedef struct cubind__name_offsets {
@@ -126,6 +130,10 @@ const char *cubind__status_name_length(cubind_library library, int status, size_
 /* Record that function `index` returned the non-success `status`, call the error handler,
  * and return `status` (so that a wrapper's failure branch is one tail call). */
 CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t index, int status);
+
+/* cubind_status_error given a library or an index that names no function: records an
+ * invalid-argument error and returns `status`. */
+CUBIND_COLD int cubind__status_error_refused(cubind_library library, unsigned index, int status);
 
 /* The hot path's read of a slot: NULL until resolved, and always NULL while tracing. */
 static inline cubind__fnptr cubind__cached(cubind__slot *slot)

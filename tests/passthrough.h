@@ -10,6 +10,13 @@
 /* The wrapper recorded the mock's non-success status as a status error of `function`. */
 void cubind_test_assert_status_recorded(cubind_library library, const char *function, int status);
 
+/* Where the mock was called from. Built with CUBIND_INLINE (`inline_form`), the second call
+ * (`round` 1: the symbol is resolved by then) must come from the inline hot path compiled into
+ * this test; the first may come from either (a census, cubind_library_info, may have resolved the
+ * symbol already). Without it, a status-returning wrapper in libcubind makes every call (others
+ * may tail-call the mock, which then sees the test as its caller: nothing is checked for them). */
+void cubind_test_assert_caller(int inline_form, int round, int returns_status);
+
 /* The wrapper recorded nothing (the call was made and the value returned). */
 void cubind_test_assert_no_error(void);
 

@@ -6,6 +6,8 @@
  * group's setup first checks that cubind really loaded the mock from that path,
  * so the tests cannot pass against another library.
  */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -33,6 +35,16 @@ void cubind_test_assert_status_recorded(cubind_library library, const char *func
     snprintf(expected, sizeof expected, "%s returned %s (%d)", function,
              error->status_name[0] != '\0' ? error->status_name : "an unknown status", status);
     assert_string_equal(error->message, expected);
+}
+
+void cubind_test_assert_caller(int inline_form, int round, int returns_status)
+{
+    Dl_info caller;
+    assert_true(dladdr(cubind_mock_last_caller(), &caller) != 0 && caller.dli_fname != NULL);
+    if (inline_form && round == 1)
+        assert_null(strstr(caller.dli_fname, "libcubind.so"));
+    else if (!inline_form && returns_status)
+        assert_non_null(strstr(caller.dli_fname, "libcubind.so"));
 }
 
 void cubind_test_assert_no_error(void)

@@ -607,6 +607,33 @@ static void test_library_names(void **state)
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_INVALID_ARGUMENT);
 }
 
+/* The inline form's failure branch: a function's status recorded as its wrapper records it (the
+ * passthrough-inline test checks every function); a library or index from the wrong headers refused. */
+static void test_status_error(void **state)
+{
+    size_t i;
+    (void)state;
+    for (i = 0; i < cubind_test_library_count; ++i) {
+        const struct cubind_test_library *c = &cubind_test_libraries[i];
+        cubind_clear_error();
+        assert_int_equal(cubind_status_error(c->library, 0, c->status_missing_symbol), c->status_missing_symbol);
+        assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_STATUS);
+        assert_int_equal(cubind_last_error()->library, c->library);
+        assert_int_equal(cubind_last_error()->status, c->status_missing_symbol);
+        assert_string_equal(cubind_last_error()->status_name, c->status_missing_symbol_name);
+        cubind_clear_error();
+        assert_int_equal(cubind_status_error(c->library, 1u << 20, 7), 7);
+        assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_INVALID_ARGUMENT);
+        assert_non_null(strstr(cubind_last_error()->message, "has no function 1048576"));
+    }
+    cubind_clear_error();
+    assert_int_equal(cubind_status_error((cubind_library)CUBIND_LIBRARY_COUNT, 0, 7), 7);
+    assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_INVALID_ARGUMENT);
+    cubind_clear_error();
+    assert_int_equal(cubind_status_error(CUBIND_LIB_NONE, 0, 7), 7);
+    assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_INVALID_ARGUMENT);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -628,6 +655,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_race_failing_library),
         cmocka_unit_test(test_status_names),
         cmocka_unit_test(test_library_names),
+        cmocka_unit_test(test_status_error),
     };
     int scenario = scenario_main(argc, argv, scenarios);
     if (scenario >= 0)

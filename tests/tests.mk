@@ -34,6 +34,10 @@ LIBRARY_CASES := $(TEST_BUILD)/obj/generated/tests/library_cases.o
 PASSTHROUGH := $(TEST_BUILD)/passthrough
 PASSTHROUGH_OBJECTS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,tests/passthrough_main.c \
                          $(wildcard generated/tests/passthrough_*.c))
+# The same tests through the inline form of the wrappers (CUBIND_INLINE, cubind/inline.h).
+PASSTHROUGH_INLINE := $(TEST_BUILD)/passthrough-inline
+PASSTHROUGH_INLINE_OBJECTS := $(TEST_BUILD)/obj/tests/passthrough_main.o \
+                              $(patsubst %.c,$(TEST_BUILD)/obj-inline/%.o,$(wildcard generated/tests/passthrough_*.c))
 
 # Linked binaries depend on the makefiles: their flags (run paths) live there.
 LINK_FLAGS_FILES := Makefile tests/tests.mk
@@ -64,7 +68,7 @@ test-generator: deps-generator deps-test
 test-c: test-abi test-headers test-passthrough test-loader test-trace test-unload test-real test-probe test-link test-install \
         test-examples test-bench-build
 
-test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(C_TESTS) $(TEST_BUILD)/sgemm $(ABI_PROGRAMS)
+test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(C_TESTS) $(TEST_BUILD)/sgemm $(ABI_PROGRAMS)
 
 # A -Werror build of the library, the probe, the mocks and the tests with the other compiler.
 compilers:
@@ -96,6 +100,13 @@ $(foreach l,$(CUBIND_LIBRARIES),$(eval $(call mock_rules,$(l))))
 
 $(PASSTHROUGH): $(PASSTHROUGH_OBJECTS) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(PASSTHROUGH_OBJECTS) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
+
+$(TEST_BUILD)/obj-inline/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h generated/tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -DCUBIND_INLINE -c $< -o $@
+
+$(PASSTHROUGH_INLINE): $(PASSTHROUGH_INLINE_OBJECTS) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
+	$(CC) -o $@ $(PASSTHROUGH_INLINE_OBJECTS) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
 
 # test_loader counts dlopen calls by defining dlopen itself: it must be exported.
 $(TEST_BUILD)/test_loader: $(TEST_BUILD)/obj/tests/test_loader.o $(TEST_BUILD)/obj/tests/scenario.o \
@@ -163,23 +174,25 @@ HEADER_ORDER_FLAGS := -Wall -Wextra -Werror -pedantic -Wshadow $(INCLUDES) \
                       -isystem $(CUDA_PATH)/include
 test-headers: $(PUBLIC_HEADERS)
 	@mkdir -p $(TEST_BUILD)/headers
-	@for order in cubind-first nvidia-first; do \
-	    define=$$([ $$order = nvidia-first ] && echo -DCUBIND_NVIDIA_FIRST); \
+	@for form in outline inline; do for order in cubind-first nvidia-first; do \
+	    define="$$([ $$order = nvidia-first ] && echo -DCUBIND_NVIDIA_FIRST) $$([ $$form = inline ] && echo -DCUBIND_INLINE -fPIC)"; \
 	    for cc in gcc clang; do \
 	        $$cc -std=c11 $(HEADER_ORDER_FLAGS) $$define generated/tests/include_order.c \
-	            -o $(TEST_BUILD)/headers/$$cc-$$order -Wl,--unresolved-symbols=ignore-all || exit 1; done; \
+	            -o $(TEST_BUILD)/headers/$$cc-$$order-$$form -Wl,--unresolved-symbols=ignore-all || exit 1; done; \
 	    for cxx in g++ clang++; do for std in c++11 c++17; do \
 	        $$cxx -std=$$std $(HEADER_ORDER_FLAGS) $$define -x c++ generated/tests/include_order.c \
-	            -o $(TEST_BUILD)/headers/$$cxx-$$std-$$order -Wl,--unresolved-symbols=ignore-all || exit 1; \
+	            -o $(TEST_BUILD)/headers/$$cxx-$$std-$$order-$$form -Wl,--unresolved-symbols=ignore-all || exit 1; \
 	    done; done; \
-	done
-	@echo "headers: cubind's and NVIDIA's compile together in both orders (C11, C++11, C++17; gcc, clang)"
+	done; done
+	@echo "headers: cubind's and NVIDIA's compile together in both orders (C11, C++11, C++17; gcc, clang), with and without CUBIND_INLINE"
 
-test-passthrough: $(PASSTHROUGH) $(MOCKS)
-	@echo "passthrough: every wrapper against the mocks (log: $(TEST_BUILD)/passthrough.log)"
-	@env $(MOCK_ENV) $(PASSTHROUGH) > $(TEST_BUILD)/passthrough.log 2>&1 || \
-	    { grep -v "^\[       OK \]\|^\[ RUN      \]" $(TEST_BUILD)/passthrough.log; exit 1; }
-	@grep -E "^\[  PASSED  \]|^\[  FAILED  \]|^passthrough:" $(TEST_BUILD)/passthrough.log
+test-passthrough: $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(MOCKS)
+	@for p in $(PASSTHROUGH) $(PASSTHROUGH_INLINE); do \
+	    echo "$$(basename $$p): every wrapper against the mocks (log: $$p.log)"; \
+	    env $(MOCK_ENV) $$p > $$p.log 2>&1 || \
+	        { grep -v "^\[       OK \]\|^\[ RUN      \]" $$p.log; exit 1; }; \
+	    grep -E "^\[  PASSED  \]|^\[  FAILED  \]|^passthrough:" $$p.log; \
+	done
 
 test-loader: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(MOCKS) $(HALF_MOCKS)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \

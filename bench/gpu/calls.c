@@ -5,8 +5,9 @@
  * cubind uses those loaded copies ("already loaded"): both paths reach the same functions.
  *
  * The headline is the mix: one loop whose every iteration makes the three calls once; 101 rounds
- * of 3334 iterations make the issue's 10^6 cheap real calls on each path. Each function's own loop
- * is the detail.
+ * of 3334 iterations make the issue's 10^6 cheap real calls on each path. It is measured through
+ * the out-of-line wrappers and through their inline form (bench/gpu/calls_inline.c, built with
+ * CUBIND_INLINE). Each function's own loop is the detail.
  *
  * Interleaved rounds in one process pinned to the CPU it started on: in round r each loop is timed
  * through cubind then directly (r even) or directly then through cubind (r odd); the warm-up rounds
@@ -30,15 +31,16 @@
 #include <cuda_runtime_api.h>
 
 #include "bench_gpu.h"
+#include "calls.h"
 
 #define NOINLINE __attribute__((noinline))
 
 enum { MAX_ROUNDS = 101 };
 
-static long calls = 3334L; /* iterations of each loop */
-static cublasHandle_t handle;
-static cudaStream_t stream;
-static cublasPointerMode_t mode;
+long calls = 3334L; /* iterations of each loop */
+cublasHandle_t handle;
+cudaStream_t stream;
+cublasPointerMode_t mode;
 
 /* One loop of `calls` calls; returns the statuses or'ed together (0: every call succeeded). */
 #define LOOP(name, call)                                                                                     \
@@ -67,9 +69,13 @@ static const struct {
     int calls_per_iteration;
 } cases[] = {
     {"**the mix** (each iteration: the three below, once each)", mixed_cubind, mixed_direct, 3},
+    {"**the mix, inline form** (`CUBIND_INLINE`: bench/gpu/calls_inline.c)", mixed_inline, mixed_direct, 3},
     {"cublasSetStream", set_stream_cubind, set_stream_direct, 1},
     {"cublasGetPointerMode", pointer_mode_cubind, pointer_mode_direct, 1},
     {"cudaStreamQuery", stream_query_cubind, stream_query_direct, 1},
+    {"cublasSetStream, inline form", set_stream_inline, set_stream_direct, 1},
+    {"cublasGetPointerMode, inline form", pointer_mode_inline, pointer_mode_direct, 1},
+    {"cudaStreamQuery, inline form", stream_query_inline, stream_query_direct, 1},
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 
@@ -187,8 +193,9 @@ int main(int argc, char **argv)
     printf("|---|---|---|---|---|---|---|\n");
     for (c = 0; c < CASES; ++c)
         row(c, cubind_ns[c], direct_ns[c], ratio[c], rounds);
-    printf("\nThe goal is the mix's; each function alone is detail: on a call of a few ns (cublasGetPointerMode) "
-           "a wrapper's fixed ~1 ns is a large fraction.\n");
+    printf("\nThe goal is the mix's: through the out-of-line wrappers (what an FFI calls) and through the inline "
+           "form (C and C++ with CUBIND_INLINE). Each function alone is detail: on a call of a few ns "
+           "(cublasGetPointerMode) a wrapper's fixed ~1 ns is a large fraction.\n");
 
     cublasDestroy(handle);
     cudaStreamDestroy(stream);

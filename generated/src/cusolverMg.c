@@ -20,6 +20,9 @@
  * (handed to the loader by cubind__slots, generated/src/libraries.c). */
 cubind__slot cubind__cusolverMg_slots[2 * SYMBOL_COUNT];
 
+/* The hot half, for the inline form of the wrappers (cubind/inline.h); the name says its layout. */
+cubind_slot *const cubind_cusolverMg_slots_bf842e22984a = (cubind_slot *)cubind__cusolverMg_slots;
+
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
  * needs no relocation when libcubind is loaded. */

@@ -15,7 +15,7 @@
 
 MOCK_API cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
-    cubind_mock_begin("cublasCreate_v2");
+    cubind_mock_begin("cublasCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t *));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -23,7 +23,7 @@ MOCK_API cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
 {
-    cubind_mock_begin("cublasDestroy_v2");
+    cubind_mock_begin("cublasDestroy_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -31,7 +31,7 @@ MOCK_API cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
 
 MOCK_API cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
 {
-    cubind_mock_begin("cublasGetVersion_v2");
+    cubind_mock_begin("cublasGetVersion_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&version, sizeof(int *));
     return (cublasStatus_t)cubind_mock_status();
@@ -39,7 +39,7 @@ MOCK_API cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
 
 MOCK_API cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
 {
-    cubind_mock_begin("cublasGetProperty");
+    cubind_mock_begin("cublasGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) {
@@ -51,14 +51,14 @@ MOCK_API cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
 
 MOCK_API size_t cublasGetCudartVersion(void)
 {
-    cubind_mock_begin("cublasGetCudartVersion");
+    cubind_mock_begin("cublasGetCudartVersion", __builtin_return_address(0));
     return (size_t)cubind_mock_return();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)
 {
-    cubind_mock_begin("cublasSetWorkspace_v2");
+    cubind_mock_begin("cublasSetWorkspace_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&workspace, sizeof(void *));
     cubind_mock_arg(&workspaceSizeInBytes, sizeof(size_t));
@@ -68,7 +68,7 @@ MOCK_API cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *works
 
 MOCK_API cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)
 {
-    cubind_mock_begin("cublasSetStream_v2");
+    cubind_mock_begin("cublasSetStream_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t));
     return (cublasStatus_t)cubind_mock_status();
@@ -77,7 +77,7 @@ MOCK_API cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)
 {
-    cubind_mock_begin("cublasGetStream_v2");
+    cubind_mock_begin("cublasGetStream_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     return (cublasStatus_t)cubind_mock_status();
@@ -86,7 +86,7 @@ MOCK_API cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *
 
 MOCK_API cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)
 {
-    cubind_mock_begin("cublasGetPointerMode_v2");
+    cubind_mock_begin("cublasGetPointerMode_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasPointerMode_t *));
     return (cublasStatus_t)cubind_mock_status();
@@ -95,7 +95,7 @@ MOCK_API cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPoi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)
 {
-    cubind_mock_begin("cublasSetPointerMode_v2");
+    cubind_mock_begin("cublasSetPointerMode_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasPointerMode_t));
     return (cublasStatus_t)cubind_mock_status();
@@ -104,7 +104,7 @@ MOCK_API cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPoi
 
 MOCK_API cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode)
 {
-    cubind_mock_begin("cublasGetAtomicsMode");
+    cubind_mock_begin("cublasGetAtomicsMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasAtomicsMode_t *));
     return (cublasStatus_t)cubind_mock_status();
@@ -113,7 +113,7 @@ MOCK_API cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomic
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)
 {
-    cubind_mock_begin("cublasSetAtomicsMode");
+    cubind_mock_begin("cublasSetAtomicsMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasAtomicsMode_t));
     return (cublasStatus_t)cubind_mock_status();
@@ -122,7 +122,7 @@ MOCK_API cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomic
 
 MOCK_API cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
 {
-    cubind_mock_begin("cublasGetMathMode");
+    cubind_mock_begin("cublasGetMathMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasMath_t *));
     return (cublasStatus_t)cubind_mock_status();
@@ -131,7 +131,7 @@ MOCK_API cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *m
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
 {
-    cubind_mock_begin("cublasSetMathMode");
+    cubind_mock_begin("cublasSetMathMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasMath_t));
     return (cublasStatus_t)cubind_mock_status();
@@ -140,7 +140,7 @@ MOCK_API cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mo
 
 MOCK_API cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)
 {
-    cubind_mock_begin("cublasGetSmCountTarget");
+    cubind_mock_begin("cublasGetSmCountTarget", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&smCountTarget, sizeof(int *));
     return (cublasStatus_t)cubind_mock_status();
@@ -149,7 +149,7 @@ MOCK_API cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCou
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)
 {
-    cubind_mock_begin("cublasSetSmCountTarget");
+    cubind_mock_begin("cublasSetSmCountTarget", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&smCountTarget, sizeof(int));
     return (cublasStatus_t)cubind_mock_status();
@@ -158,7 +158,7 @@ MOCK_API cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCoun
 
 MOCK_API cublasStatus_t cublasGetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy)
 {
-    cubind_mock_begin("cublasGetEmulationStrategy");
+    cubind_mock_begin("cublasGetEmulationStrategy", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&emulationStrategy, sizeof(cublasEmulationStrategy_t *));
     return (cublasStatus_t)cubind_mock_status();
@@ -167,7 +167,7 @@ MOCK_API cublasStatus_t cublasGetEmulationStrategy(cublasHandle_t handle, cublas
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy)
 {
-    cubind_mock_begin("cublasSetEmulationStrategy");
+    cubind_mock_begin("cublasSetEmulationStrategy", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&emulationStrategy, sizeof(cublasEmulationStrategy_t));
     return (cublasStatus_t)cubind_mock_status();
@@ -176,7 +176,7 @@ MOCK_API cublasStatus_t cublasSetEmulationStrategy(cublasHandle_t handle, cublas
 
 MOCK_API cublasStatus_t cublasGetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask)
 {
-    cubind_mock_begin("cublasGetEmulationSpecialValuesSupport");
+    cubind_mock_begin("cublasGetEmulationSpecialValuesSupport", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mask, sizeof(cudaEmulationSpecialValuesSupport *));
     return (cublasStatus_t)cubind_mock_status();
@@ -185,7 +185,7 @@ MOCK_API cublasStatus_t cublasGetEmulationSpecialValuesSupport(cublasHandle_t ha
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask)
 {
-    cubind_mock_begin("cublasSetEmulationSpecialValuesSupport");
+    cubind_mock_begin("cublasSetEmulationSpecialValuesSupport", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mask, sizeof(cudaEmulationSpecialValuesSupport));
     return (cublasStatus_t)cubind_mock_status();
@@ -194,7 +194,7 @@ MOCK_API cublasStatus_t cublasSetEmulationSpecialValuesSupport(cublasHandle_t ha
 
 MOCK_API cublasStatus_t cublasGetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl)
 {
-    cubind_mock_begin("cublasGetFixedPointEmulationMantissaControl");
+    cubind_mock_begin("cublasGetFixedPointEmulationMantissaControl", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mantissaControl, sizeof(cudaEmulationMantissaControl *));
     return (cublasStatus_t)cubind_mock_status();
@@ -203,7 +203,7 @@ MOCK_API cublasStatus_t cublasGetFixedPointEmulationMantissaControl(cublasHandle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl)
 {
-    cubind_mock_begin("cublasSetFixedPointEmulationMantissaControl");
+    cubind_mock_begin("cublasSetFixedPointEmulationMantissaControl", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mantissaControl, sizeof(cudaEmulationMantissaControl));
     return (cublasStatus_t)cubind_mock_status();
@@ -212,7 +212,7 @@ MOCK_API cublasStatus_t cublasSetFixedPointEmulationMantissaControl(cublasHandle
 
 MOCK_API cublasStatus_t cublasGetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int *maxMantissaBitCount)
 {
-    cubind_mock_begin("cublasGetFixedPointEmulationMaxMantissaBitCount");
+    cubind_mock_begin("cublasGetFixedPointEmulationMaxMantissaBitCount", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&maxMantissaBitCount, sizeof(int *));
     return (cublasStatus_t)cubind_mock_status();
@@ -221,7 +221,7 @@ MOCK_API cublasStatus_t cublasGetFixedPointEmulationMaxMantissaBitCount(cublasHa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int maxMantissaBitCount)
 {
-    cubind_mock_begin("cublasSetFixedPointEmulationMaxMantissaBitCount");
+    cubind_mock_begin("cublasSetFixedPointEmulationMaxMantissaBitCount", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&maxMantissaBitCount, sizeof(int));
     return (cublasStatus_t)cubind_mock_status();
@@ -230,7 +230,7 @@ MOCK_API cublasStatus_t cublasSetFixedPointEmulationMaxMantissaBitCount(cublasHa
 
 MOCK_API cublasStatus_t cublasGetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int *mantissaBitOffset)
 {
-    cubind_mock_begin("cublasGetFixedPointEmulationMantissaBitOffset");
+    cubind_mock_begin("cublasGetFixedPointEmulationMantissaBitOffset", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mantissaBitOffset, sizeof(int *));
     return (cublasStatus_t)cubind_mock_status();
@@ -239,7 +239,7 @@ MOCK_API cublasStatus_t cublasGetFixedPointEmulationMantissaBitOffset(cublasHand
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int mantissaBitOffset)
 {
-    cubind_mock_begin("cublasSetFixedPointEmulationMantissaBitOffset");
+    cubind_mock_begin("cublasSetFixedPointEmulationMantissaBitOffset", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mantissaBitOffset, sizeof(int));
     return (cublasStatus_t)cubind_mock_status();
@@ -248,7 +248,7 @@ MOCK_API cublasStatus_t cublasSetFixedPointEmulationMantissaBitOffset(cublasHand
 
 MOCK_API cublasStatus_t cublasGetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int **mantissaBitCount)
 {
-    cubind_mock_begin("cublasGetFixedPointEmulationMantissaBitCountPointer");
+    cubind_mock_begin("cublasGetFixedPointEmulationMantissaBitCountPointer", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mantissaBitCount, sizeof(int **));
     return (cublasStatus_t)cubind_mock_status();
@@ -257,7 +257,7 @@ MOCK_API cublasStatus_t cublasGetFixedPointEmulationMantissaBitCountPointer(cubl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int *mantissaBitCount)
 {
-    cubind_mock_begin("cublasSetFixedPointEmulationMantissaBitCountPointer");
+    cubind_mock_begin("cublasSetFixedPointEmulationMantissaBitCountPointer", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mantissaBitCount, sizeof(int *));
     return (cublasStatus_t)cubind_mock_status();
@@ -266,7 +266,7 @@ MOCK_API cublasStatus_t cublasSetFixedPointEmulationMantissaBitCountPointer(cubl
 
 MOCK_API const char *cublasGetStatusName(cublasStatus_t status)
 {
-    cubind_mock_begin("cublasGetStatusName");
+    cubind_mock_begin("cublasGetStatusName", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cublasStatus_t));
     return (const char *)cubind_mock_return();
 }
@@ -274,7 +274,7 @@ MOCK_API const char *cublasGetStatusName(cublasStatus_t status)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API const char *cublasGetStatusString(cublasStatus_t status)
 {
-    cubind_mock_begin("cublasGetStatusString");
+    cubind_mock_begin("cublasGetStatusString", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cublasStatus_t));
     return (const char *)cubind_mock_return();
 }
@@ -282,7 +282,7 @@ MOCK_API const char *cublasGetStatusString(cublasStatus_t status)
 
 MOCK_API cublasStatus_t cublasLoggerConfigure(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName)
 {
-    cubind_mock_begin("cublasLoggerConfigure");
+    cubind_mock_begin("cublasLoggerConfigure", __builtin_return_address(0));
     cubind_mock_arg(&logIsOn, sizeof(int));
     cubind_mock_arg(&logToStdOut, sizeof(int));
     cubind_mock_arg(&logToStdErr, sizeof(int));
@@ -293,7 +293,7 @@ MOCK_API cublasStatus_t cublasLoggerConfigure(int logIsOn, int logToStdOut, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)
 {
-    cubind_mock_begin("cublasSetLoggerCallback");
+    cubind_mock_begin("cublasSetLoggerCallback", __builtin_return_address(0));
     cubind_mock_arg(&userCallback, sizeof(cublasLogCallback));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -301,7 +301,7 @@ MOCK_API cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)
 
 MOCK_API cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)
 {
-    cubind_mock_begin("cublasGetLoggerCallback");
+    cubind_mock_begin("cublasGetLoggerCallback", __builtin_return_address(0));
     cubind_mock_arg(&userCallback, sizeof(cublasLogCallback *));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -309,7 +309,7 @@ MOCK_API cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)
 {
-    cubind_mock_begin("cublasSetVector");
+    cubind_mock_begin("cublasSetVector", __builtin_return_address(0));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&elemSize, sizeof(int));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -322,7 +322,7 @@ MOCK_API cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int 
 
 MOCK_API cublasStatus_t cublasSetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy)
 {
-    cubind_mock_begin("cublasSetVector_64");
+    cubind_mock_begin("cublasSetVector_64", __builtin_return_address(0));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&elemSize, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -335,7 +335,7 @@ MOCK_API cublasStatus_t cublasSetVector_64(int64_t n, int64_t elemSize, const vo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)
 {
-    cubind_mock_begin("cublasGetVector");
+    cubind_mock_begin("cublasGetVector", __builtin_return_address(0));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&elemSize, sizeof(int));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -348,7 +348,7 @@ MOCK_API cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int 
 
 MOCK_API cublasStatus_t cublasGetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy)
 {
-    cubind_mock_begin("cublasGetVector_64");
+    cubind_mock_begin("cublasGetVector_64", __builtin_return_address(0));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&elemSize, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -361,7 +361,7 @@ MOCK_API cublasStatus_t cublasGetVector_64(int64_t n, int64_t elemSize, const vo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)
 {
-    cubind_mock_begin("cublasSetMatrix");
+    cubind_mock_begin("cublasSetMatrix", __builtin_return_address(0));
     cubind_mock_arg(&rows, sizeof(int));
     cubind_mock_arg(&cols, sizeof(int));
     cubind_mock_arg(&elemSize, sizeof(int));
@@ -375,7 +375,7 @@ MOCK_API cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const 
 
 MOCK_API cublasStatus_t cublasSetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)
 {
-    cubind_mock_begin("cublasSetMatrix_64");
+    cubind_mock_begin("cublasSetMatrix_64", __builtin_return_address(0));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
     cubind_mock_arg(&elemSize, sizeof(int64_t));
@@ -389,7 +389,7 @@ MOCK_API cublasStatus_t cublasSetMatrix_64(int64_t rows, int64_t cols, int64_t e
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)
 {
-    cubind_mock_begin("cublasGetMatrix");
+    cubind_mock_begin("cublasGetMatrix", __builtin_return_address(0));
     cubind_mock_arg(&rows, sizeof(int));
     cubind_mock_arg(&cols, sizeof(int));
     cubind_mock_arg(&elemSize, sizeof(int));
@@ -403,7 +403,7 @@ MOCK_API cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const 
 
 MOCK_API cublasStatus_t cublasGetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)
 {
-    cubind_mock_begin("cublasGetMatrix_64");
+    cubind_mock_begin("cublasGetMatrix_64", __builtin_return_address(0));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
     cubind_mock_arg(&elemSize, sizeof(int64_t));
@@ -417,7 +417,7 @@ MOCK_API cublasStatus_t cublasGetMatrix_64(int64_t rows, int64_t cols, int64_t e
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)
 {
-    cubind_mock_begin("cublasSetVectorAsync");
+    cubind_mock_begin("cublasSetVectorAsync", __builtin_return_address(0));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&elemSize, sizeof(int));
     cubind_mock_arg(&hostPtr, sizeof(const void *));
@@ -431,7 +431,7 @@ MOCK_API cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *ho
 
 MOCK_API cublasStatus_t cublasSetVectorAsync_64(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream)
 {
-    cubind_mock_begin("cublasSetVectorAsync_64");
+    cubind_mock_begin("cublasSetVectorAsync_64", __builtin_return_address(0));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&elemSize, sizeof(int64_t));
     cubind_mock_arg(&hostPtr, sizeof(const void *));
@@ -445,7 +445,7 @@ MOCK_API cublasStatus_t cublasSetVectorAsync_64(int64_t n, int64_t elemSize, con
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream)
 {
-    cubind_mock_begin("cublasGetVectorAsync");
+    cubind_mock_begin("cublasGetVectorAsync", __builtin_return_address(0));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&elemSize, sizeof(int));
     cubind_mock_arg(&devicePtr, sizeof(const void *));
@@ -459,7 +459,7 @@ MOCK_API cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void *de
 
 MOCK_API cublasStatus_t cublasGetVectorAsync_64(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream)
 {
-    cubind_mock_begin("cublasGetVectorAsync_64");
+    cubind_mock_begin("cublasGetVectorAsync_64", __builtin_return_address(0));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&elemSize, sizeof(int64_t));
     cubind_mock_arg(&devicePtr, sizeof(const void *));
@@ -473,7 +473,7 @@ MOCK_API cublasStatus_t cublasGetVectorAsync_64(int64_t n, int64_t elemSize, con
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)
 {
-    cubind_mock_begin("cublasSetMatrixAsync");
+    cubind_mock_begin("cublasSetMatrixAsync", __builtin_return_address(0));
     cubind_mock_arg(&rows, sizeof(int));
     cubind_mock_arg(&cols, sizeof(int));
     cubind_mock_arg(&elemSize, sizeof(int));
@@ -488,7 +488,7 @@ MOCK_API cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, c
 
 MOCK_API cublasStatus_t cublasSetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)
 {
-    cubind_mock_begin("cublasSetMatrixAsync_64");
+    cubind_mock_begin("cublasSetMatrixAsync_64", __builtin_return_address(0));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
     cubind_mock_arg(&elemSize, sizeof(int64_t));
@@ -503,7 +503,7 @@ MOCK_API cublasStatus_t cublasSetMatrixAsync_64(int64_t rows, int64_t cols, int6
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)
 {
-    cubind_mock_begin("cublasGetMatrixAsync");
+    cubind_mock_begin("cublasGetMatrixAsync", __builtin_return_address(0));
     cubind_mock_arg(&rows, sizeof(int));
     cubind_mock_arg(&cols, sizeof(int));
     cubind_mock_arg(&elemSize, sizeof(int));
@@ -518,7 +518,7 @@ MOCK_API cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, c
 
 MOCK_API cublasStatus_t cublasGetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)
 {
-    cubind_mock_begin("cublasGetMatrixAsync_64");
+    cubind_mock_begin("cublasGetMatrixAsync_64", __builtin_return_address(0));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
     cubind_mock_arg(&elemSize, sizeof(int64_t));
@@ -533,7 +533,7 @@ MOCK_API cublasStatus_t cublasGetMatrixAsync_64(int64_t rows, int64_t cols, int6
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API void cublasXerbla(const char *srName, int info)
 {
-    cubind_mock_begin("cublasXerbla");
+    cubind_mock_begin("cublasXerbla", __builtin_return_address(0));
     cubind_mock_arg(&srName, sizeof(const char *));
     cubind_mock_arg(&info, sizeof(int));
 }
@@ -541,7 +541,7 @@ MOCK_API void cublasXerbla(const char *srName, int info)
 
 MOCK_API cublasStatus_t cublasNrm2Ex(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cubind_mock_begin("cublasNrm2Ex");
+    cubind_mock_begin("cublasNrm2Ex", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -556,7 +556,7 @@ MOCK_API cublasStatus_t cublasNrm2Ex(cublasHandle_t handle, int n, const void *x
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasNrm2Ex_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cubind_mock_begin("cublasNrm2Ex_64");
+    cubind_mock_begin("cublasNrm2Ex_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -571,7 +571,7 @@ MOCK_API cublasStatus_t cublasNrm2Ex_64(cublasHandle_t handle, int64_t n, const 
 
 MOCK_API cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)
 {
-    cubind_mock_begin("cublasSnrm2_v2");
+    cubind_mock_begin("cublasSnrm2_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const float *));
@@ -583,7 +583,7 @@ MOCK_API cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSnrm2_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)
 {
-    cubind_mock_begin("cublasSnrm2_v2_64");
+    cubind_mock_begin("cublasSnrm2_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const float *));
@@ -595,7 +595,7 @@ MOCK_API cublasStatus_t cublasSnrm2_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)
 {
-    cubind_mock_begin("cublasDnrm2_v2");
+    cubind_mock_begin("cublasDnrm2_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const double *));
@@ -607,7 +607,7 @@ MOCK_API cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const doubl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)
 {
-    cubind_mock_begin("cublasDnrm2_v2_64");
+    cubind_mock_begin("cublasDnrm2_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const double *));
@@ -619,7 +619,7 @@ MOCK_API cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)
 {
-    cubind_mock_begin("cublasScnrm2_v2");
+    cubind_mock_begin("cublasScnrm2_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const cuComplex *));
@@ -631,7 +631,7 @@ MOCK_API cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuCo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)
 {
-    cubind_mock_begin("cublasScnrm2_v2_64");
+    cubind_mock_begin("cublasScnrm2_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const cuComplex *));
@@ -643,7 +643,7 @@ MOCK_API cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, con
 
 MOCK_API cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)
 {
-    cubind_mock_begin("cublasDznrm2_v2");
+    cubind_mock_begin("cublasDznrm2_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
@@ -655,7 +655,7 @@ MOCK_API cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)
 {
-    cubind_mock_begin("cublasDznrm2_v2_64");
+    cubind_mock_begin("cublasDznrm2_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
@@ -667,7 +667,7 @@ MOCK_API cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, con
 
 MOCK_API cublasStatus_t cublasDotEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cubind_mock_begin("cublasDotEx");
+    cubind_mock_begin("cublasDotEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -685,7 +685,7 @@ MOCK_API cublasStatus_t cublasDotEx(cublasHandle_t handle, int n, const void *x,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDotEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cubind_mock_begin("cublasDotEx_64");
+    cubind_mock_begin("cublasDotEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -703,7 +703,7 @@ MOCK_API cublasStatus_t cublasDotEx_64(cublasHandle_t handle, int64_t n, const v
 
 MOCK_API cublasStatus_t cublasDotcEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cubind_mock_begin("cublasDotcEx");
+    cubind_mock_begin("cublasDotcEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -721,7 +721,7 @@ MOCK_API cublasStatus_t cublasDotcEx(cublasHandle_t handle, int n, const void *x
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDotcEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cubind_mock_begin("cublasDotcEx_64");
+    cubind_mock_begin("cublasDotcEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -739,7 +739,7 @@ MOCK_API cublasStatus_t cublasDotcEx_64(cublasHandle_t handle, int64_t n, const 
 
 MOCK_API cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)
 {
-    cubind_mock_begin("cublasSdot_v2");
+    cubind_mock_begin("cublasSdot_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const float *));
@@ -753,7 +753,7 @@ MOCK_API cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)
 {
-    cubind_mock_begin("cublasSdot_v2_64");
+    cubind_mock_begin("cublasSdot_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const float *));
@@ -767,7 +767,7 @@ MOCK_API cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const
 
 MOCK_API cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result)
 {
-    cubind_mock_begin("cublasDdot_v2");
+    cubind_mock_begin("cublasDdot_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const double *));
@@ -781,7 +781,7 @@ MOCK_API cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result)
 {
-    cubind_mock_begin("cublasDdot_v2_64");
+    cubind_mock_begin("cublasDdot_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const double *));
@@ -795,7 +795,7 @@ MOCK_API cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const
 
 MOCK_API cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)
 {
-    cubind_mock_begin("cublasCdotu_v2");
+    cubind_mock_begin("cublasCdotu_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const cuComplex *));
@@ -809,7 +809,7 @@ MOCK_API cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuCom
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)
 {
-    cubind_mock_begin("cublasCdotu_v2_64");
+    cubind_mock_begin("cublasCdotu_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const cuComplex *));
@@ -823,7 +823,7 @@ MOCK_API cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)
 {
-    cubind_mock_begin("cublasCdotc_v2");
+    cubind_mock_begin("cublasCdotc_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const cuComplex *));
@@ -837,7 +837,7 @@ MOCK_API cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuCom
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)
 {
-    cubind_mock_begin("cublasCdotc_v2_64");
+    cubind_mock_begin("cublasCdotc_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const cuComplex *));
@@ -851,7 +851,7 @@ MOCK_API cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)
 {
-    cubind_mock_begin("cublasZdotu_v2");
+    cubind_mock_begin("cublasZdotu_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
@@ -865,7 +865,7 @@ MOCK_API cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDou
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)
 {
-    cubind_mock_begin("cublasZdotu_v2_64");
+    cubind_mock_begin("cublasZdotu_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
@@ -879,7 +879,7 @@ MOCK_API cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)
 {
-    cubind_mock_begin("cublasZdotc_v2");
+    cubind_mock_begin("cublasZdotc_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
@@ -893,7 +893,7 @@ MOCK_API cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDou
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)
 {
-    cubind_mock_begin("cublasZdotc_v2_64");
+    cubind_mock_begin("cublasZdotc_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
@@ -907,7 +907,7 @@ MOCK_API cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasScalEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType)
 {
-    cubind_mock_begin("cublasScalEx");
+    cubind_mock_begin("cublasScalEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -922,7 +922,7 @@ MOCK_API cublasStatus_t cublasScalEx(cublasHandle_t handle, int n, const void *a
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasScalEx_64(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType)
 {
-    cubind_mock_begin("cublasScalEx_64");
+    cubind_mock_begin("cublasScalEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -937,7 +937,7 @@ MOCK_API cublasStatus_t cublasScalEx_64(cublasHandle_t handle, int64_t n, const 
 
 MOCK_API cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float *alpha, float *x, int incx)
 {
-    cubind_mock_begin("cublasSscal_v2");
+    cubind_mock_begin("cublasSscal_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&alpha, sizeof(const float *));
@@ -949,7 +949,7 @@ MOCK_API cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSscal_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx)
 {
-    cubind_mock_begin("cublasSscal_v2_64");
+    cubind_mock_begin("cublasSscal_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&alpha, sizeof(const float *));
@@ -961,7 +961,7 @@ MOCK_API cublasStatus_t cublasSscal_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const double *alpha, double *x, int incx)
 {
-    cubind_mock_begin("cublasDscal_v2");
+    cubind_mock_begin("cublasDscal_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&alpha, sizeof(const double *));
@@ -973,7 +973,7 @@ MOCK_API cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const doubl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx)
 {
-    cubind_mock_begin("cublasDscal_v2_64");
+    cubind_mock_begin("cublasDscal_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&alpha, sizeof(const double *));
@@ -985,7 +985,7 @@ MOCK_API cublasStatus_t cublasDscal_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)
 {
-    cubind_mock_begin("cublasCscal_v2");
+    cubind_mock_begin("cublasCscal_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&alpha, sizeof(const cuComplex *));
@@ -997,7 +997,7 @@ MOCK_API cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuCom
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasCscal_v2_64");
+    cubind_mock_begin("cublasCscal_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&alpha, sizeof(const cuComplex *));
@@ -1009,7 +1009,7 @@ MOCK_API cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasCsscal_v2(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx)
 {
-    cubind_mock_begin("cublasCsscal_v2");
+    cubind_mock_begin("cublasCsscal_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&alpha, sizeof(const float *));
@@ -1021,7 +1021,7 @@ MOCK_API cublasStatus_t cublasCsscal_v2(cublasHandle_t handle, int n, const floa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCsscal_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasCsscal_v2_64");
+    cubind_mock_begin("cublasCsscal_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&alpha, sizeof(const float *));
@@ -1033,7 +1033,7 @@ MOCK_API cublasStatus_t cublasCsscal_v2_64(cublasHandle_t handle, int64_t n, con
 
 MOCK_API cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx)
 {
-    cubind_mock_begin("cublasZscal_v2");
+    cubind_mock_begin("cublasZscal_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
@@ -1045,7 +1045,7 @@ MOCK_API cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDou
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZscal_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasZscal_v2_64");
+    cubind_mock_begin("cublasZscal_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
@@ -1057,7 +1057,7 @@ MOCK_API cublasStatus_t cublasZscal_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx)
 {
-    cubind_mock_begin("cublasZdscal_v2");
+    cubind_mock_begin("cublasZdscal_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&alpha, sizeof(const double *));
@@ -1069,7 +1069,7 @@ MOCK_API cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const doub
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasZdscal_v2_64");
+    cubind_mock_begin("cublasZdscal_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&alpha, sizeof(const double *));
@@ -1081,7 +1081,7 @@ MOCK_API cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, con
 
 MOCK_API cublasStatus_t cublasAxpyEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype)
 {
-    cubind_mock_begin("cublasAxpyEx");
+    cubind_mock_begin("cublasAxpyEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -1099,7 +1099,7 @@ MOCK_API cublasStatus_t cublasAxpyEx(cublasHandle_t handle, int n, const void *a
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasAxpyEx_64(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype)
 {
-    cubind_mock_begin("cublasAxpyEx_64");
+    cubind_mock_begin("cublasAxpyEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -1117,7 +1117,7 @@ MOCK_API cublasStatus_t cublasAxpyEx_64(cublasHandle_t handle, int64_t n, const 
 
 MOCK_API cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)
 {
-    cubind_mock_begin("cublasSaxpy_v2");
+    cubind_mock_begin("cublasSaxpy_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&alpha, sizeof(const float *));
@@ -1131,7 +1131,7 @@ MOCK_API cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy)
 {
-    cubind_mock_begin("cublasSaxpy_v2_64");
+    cubind_mock_begin("cublasSaxpy_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&alpha, sizeof(const float *));
@@ -1145,7 +1145,7 @@ MOCK_API cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy)
 {
-    cubind_mock_begin("cublasDaxpy_v2");
+    cubind_mock_begin("cublasDaxpy_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&alpha, sizeof(const double *));
@@ -1159,7 +1159,7 @@ MOCK_API cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const doubl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy)
 {
-    cubind_mock_begin("cublasDaxpy_v2_64");
+    cubind_mock_begin("cublasDaxpy_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&alpha, sizeof(const double *));
@@ -1173,7 +1173,7 @@ MOCK_API cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy)
 {
-    cubind_mock_begin("cublasCaxpy_v2");
+    cubind_mock_begin("cublasCaxpy_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&alpha, sizeof(const cuComplex *));
@@ -1187,7 +1187,7 @@ MOCK_API cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuCom
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasCaxpy_v2_64");
+    cubind_mock_begin("cublasCaxpy_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&alpha, sizeof(const cuComplex *));
@@ -1201,7 +1201,7 @@ MOCK_API cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)
 {
-    cubind_mock_begin("cublasZaxpy_v2");
+    cubind_mock_begin("cublasZaxpy_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
@@ -1215,7 +1215,7 @@ MOCK_API cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDou
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasZaxpy_v2_64");
+    cubind_mock_begin("cublasZaxpy_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
@@ -1229,7 +1229,7 @@ MOCK_API cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasCopyEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)
 {
-    cubind_mock_begin("cublasCopyEx");
+    cubind_mock_begin("cublasCopyEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -1244,7 +1244,7 @@ MOCK_API cublasStatus_t cublasCopyEx(cublasHandle_t handle, int n, const void *x
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCopyEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)
 {
-    cubind_mock_begin("cublasCopyEx_64");
+    cubind_mock_begin("cublasCopyEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -1259,7 +1259,7 @@ MOCK_API cublasStatus_t cublasCopyEx_64(cublasHandle_t handle, int64_t n, const 
 
 MOCK_API cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)
 {
-    cubind_mock_begin("cublasScopy_v2");
+    cubind_mock_begin("cublasScopy_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const float *));
@@ -1272,7 +1272,7 @@ MOCK_API cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy)
 {
-    cubind_mock_begin("cublasScopy_v2_64");
+    cubind_mock_begin("cublasScopy_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const float *));
@@ -1285,7 +1285,7 @@ MOCK_API cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy)
 {
-    cubind_mock_begin("cublasDcopy_v2");
+    cubind_mock_begin("cublasDcopy_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const double *));
@@ -1298,7 +1298,7 @@ MOCK_API cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const doubl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy)
 {
-    cubind_mock_begin("cublasDcopy_v2_64");
+    cubind_mock_begin("cublasDcopy_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const double *));
@@ -1311,7 +1311,7 @@ MOCK_API cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy)
 {
-    cubind_mock_begin("cublasCcopy_v2");
+    cubind_mock_begin("cublasCcopy_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const cuComplex *));
@@ -1324,7 +1324,7 @@ MOCK_API cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuCom
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasCcopy_v2_64");
+    cubind_mock_begin("cublasCcopy_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const cuComplex *));
@@ -1337,7 +1337,7 @@ MOCK_API cublasStatus_t cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)
 {
-    cubind_mock_begin("cublasZcopy_v2");
+    cubind_mock_begin("cublasZcopy_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
@@ -1350,7 +1350,7 @@ MOCK_API cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDou
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZcopy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasZcopy_v2_64");
+    cubind_mock_begin("cublasZcopy_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
@@ -1363,7 +1363,7 @@ MOCK_API cublasStatus_t cublasZcopy_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasSswap_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy)
 {
-    cubind_mock_begin("cublasSswap_v2");
+    cubind_mock_begin("cublasSswap_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
@@ -1376,7 +1376,7 @@ MOCK_API cublasStatus_t cublasSswap_v2(cublasHandle_t handle, int n, float *x, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSswap_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy)
 {
-    cubind_mock_begin("cublasSswap_v2_64");
+    cubind_mock_begin("cublasSswap_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
@@ -1389,7 +1389,7 @@ MOCK_API cublasStatus_t cublasSswap_v2_64(cublasHandle_t handle, int64_t n, floa
 
 MOCK_API cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy)
 {
-    cubind_mock_begin("cublasDswap_v2");
+    cubind_mock_begin("cublasDswap_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
@@ -1402,7 +1402,7 @@ MOCK_API cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDswap_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy)
 {
-    cubind_mock_begin("cublasDswap_v2_64");
+    cubind_mock_begin("cublasDswap_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
@@ -1415,7 +1415,7 @@ MOCK_API cublasStatus_t cublasDswap_v2_64(cublasHandle_t handle, int64_t n, doub
 
 MOCK_API cublasStatus_t cublasCswap_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy)
 {
-    cubind_mock_begin("cublasCswap_v2");
+    cubind_mock_begin("cublasCswap_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
@@ -1428,7 +1428,7 @@ MOCK_API cublasStatus_t cublasCswap_v2(cublasHandle_t handle, int n, cuComplex *
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCswap_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasCswap_v2_64");
+    cubind_mock_begin("cublasCswap_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
@@ -1441,7 +1441,7 @@ MOCK_API cublasStatus_t cublasCswap_v2_64(cublasHandle_t handle, int64_t n, cuCo
 
 MOCK_API cublasStatus_t cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)
 {
-    cubind_mock_begin("cublasZswap_v2");
+    cubind_mock_begin("cublasZswap_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
@@ -1454,7 +1454,7 @@ MOCK_API cublasStatus_t cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleCom
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZswap_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasZswap_v2_64");
+    cubind_mock_begin("cublasZswap_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
@@ -1467,7 +1467,7 @@ MOCK_API cublasStatus_t cublasZswap_v2_64(cublasHandle_t handle, int64_t n, cuDo
 
 MOCK_API cublasStatus_t cublasSwapEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)
 {
-    cubind_mock_begin("cublasSwapEx");
+    cubind_mock_begin("cublasSwapEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(void *));
@@ -1482,7 +1482,7 @@ MOCK_API cublasStatus_t cublasSwapEx(cublasHandle_t handle, int n, void *x, cuda
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSwapEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)
 {
-    cubind_mock_begin("cublasSwapEx_64");
+    cubind_mock_begin("cublasSwapEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(void *));
@@ -1497,7 +1497,7 @@ MOCK_API cublasStatus_t cublasSwapEx_64(cublasHandle_t handle, int64_t n, void *
 
 MOCK_API cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)
 {
-    cubind_mock_begin("cublasIsamax_v2");
+    cubind_mock_begin("cublasIsamax_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const float *));
@@ -1509,7 +1509,7 @@ MOCK_API cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const floa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasIsamax_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)
 {
-    cubind_mock_begin("cublasIsamax_v2_64");
+    cubind_mock_begin("cublasIsamax_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const float *));
@@ -1521,7 +1521,7 @@ MOCK_API cublasStatus_t cublasIsamax_v2_64(cublasHandle_t handle, int64_t n, con
 
 MOCK_API cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)
 {
-    cubind_mock_begin("cublasIdamax_v2");
+    cubind_mock_begin("cublasIdamax_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const double *));
@@ -1533,7 +1533,7 @@ MOCK_API cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const doub
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasIdamax_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)
 {
-    cubind_mock_begin("cublasIdamax_v2_64");
+    cubind_mock_begin("cublasIdamax_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const double *));
@@ -1545,7 +1545,7 @@ MOCK_API cublasStatus_t cublasIdamax_v2_64(cublasHandle_t handle, int64_t n, con
 
 MOCK_API cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)
 {
-    cubind_mock_begin("cublasIcamax_v2");
+    cubind_mock_begin("cublasIcamax_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const cuComplex *));
@@ -1557,7 +1557,7 @@ MOCK_API cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuCo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasIcamax_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)
 {
-    cubind_mock_begin("cublasIcamax_v2_64");
+    cubind_mock_begin("cublasIcamax_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const cuComplex *));
@@ -1569,7 +1569,7 @@ MOCK_API cublasStatus_t cublasIcamax_v2_64(cublasHandle_t handle, int64_t n, con
 
 MOCK_API cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)
 {
-    cubind_mock_begin("cublasIzamax_v2");
+    cubind_mock_begin("cublasIzamax_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
@@ -1581,7 +1581,7 @@ MOCK_API cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)
 {
-    cubind_mock_begin("cublasIzamax_v2_64");
+    cubind_mock_begin("cublasIzamax_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
@@ -1593,7 +1593,7 @@ MOCK_API cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, con
 
 MOCK_API cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)
 {
-    cubind_mock_begin("cublasIamaxEx");
+    cubind_mock_begin("cublasIamaxEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -1606,7 +1606,7 @@ MOCK_API cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasIamaxEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)
 {
-    cubind_mock_begin("cublasIamaxEx_64");
+    cubind_mock_begin("cublasIamaxEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -1619,7 +1619,7 @@ MOCK_API cublasStatus_t cublasIamaxEx_64(cublasHandle_t handle, int64_t n, const
 
 MOCK_API cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)
 {
-    cubind_mock_begin("cublasIsamin_v2");
+    cubind_mock_begin("cublasIsamin_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const float *));
@@ -1631,7 +1631,7 @@ MOCK_API cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const floa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasIsamin_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)
 {
-    cubind_mock_begin("cublasIsamin_v2_64");
+    cubind_mock_begin("cublasIsamin_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const float *));
@@ -1643,7 +1643,7 @@ MOCK_API cublasStatus_t cublasIsamin_v2_64(cublasHandle_t handle, int64_t n, con
 
 MOCK_API cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)
 {
-    cubind_mock_begin("cublasIdamin_v2");
+    cubind_mock_begin("cublasIdamin_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const double *));
@@ -1655,7 +1655,7 @@ MOCK_API cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const doub
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasIdamin_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)
 {
-    cubind_mock_begin("cublasIdamin_v2_64");
+    cubind_mock_begin("cublasIdamin_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const double *));
@@ -1667,7 +1667,7 @@ MOCK_API cublasStatus_t cublasIdamin_v2_64(cublasHandle_t handle, int64_t n, con
 
 MOCK_API cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)
 {
-    cubind_mock_begin("cublasIcamin_v2");
+    cubind_mock_begin("cublasIcamin_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const cuComplex *));
@@ -1679,7 +1679,7 @@ MOCK_API cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuCo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasIcamin_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)
 {
-    cubind_mock_begin("cublasIcamin_v2_64");
+    cubind_mock_begin("cublasIcamin_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const cuComplex *));
@@ -1691,7 +1691,7 @@ MOCK_API cublasStatus_t cublasIcamin_v2_64(cublasHandle_t handle, int64_t n, con
 
 MOCK_API cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)
 {
-    cubind_mock_begin("cublasIzamin_v2");
+    cubind_mock_begin("cublasIzamin_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
@@ -1703,7 +1703,7 @@ MOCK_API cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)
 {
-    cubind_mock_begin("cublasIzamin_v2_64");
+    cubind_mock_begin("cublasIzamin_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
@@ -1715,7 +1715,7 @@ MOCK_API cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, con
 
 MOCK_API cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)
 {
-    cubind_mock_begin("cublasIaminEx");
+    cubind_mock_begin("cublasIaminEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -1728,7 +1728,7 @@ MOCK_API cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasIaminEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)
 {
-    cubind_mock_begin("cublasIaminEx_64");
+    cubind_mock_begin("cublasIaminEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -1741,7 +1741,7 @@ MOCK_API cublasStatus_t cublasIaminEx_64(cublasHandle_t handle, int64_t n, const
 
 MOCK_API cublasStatus_t cublasAsumEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype)
 {
-    cubind_mock_begin("cublasAsumEx");
+    cubind_mock_begin("cublasAsumEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -1756,7 +1756,7 @@ MOCK_API cublasStatus_t cublasAsumEx(cublasHandle_t handle, int n, const void *x
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasAsumEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype)
 {
-    cubind_mock_begin("cublasAsumEx_64");
+    cubind_mock_begin("cublasAsumEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -1771,7 +1771,7 @@ MOCK_API cublasStatus_t cublasAsumEx_64(cublasHandle_t handle, int64_t n, const 
 
 MOCK_API cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)
 {
-    cubind_mock_begin("cublasSasum_v2");
+    cubind_mock_begin("cublasSasum_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const float *));
@@ -1783,7 +1783,7 @@ MOCK_API cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)
 {
-    cubind_mock_begin("cublasSasum_v2_64");
+    cubind_mock_begin("cublasSasum_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const float *));
@@ -1795,7 +1795,7 @@ MOCK_API cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)
 {
-    cubind_mock_begin("cublasDasum_v2");
+    cubind_mock_begin("cublasDasum_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const double *));
@@ -1807,7 +1807,7 @@ MOCK_API cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const doubl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)
 {
-    cubind_mock_begin("cublasDasum_v2_64");
+    cubind_mock_begin("cublasDasum_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const double *));
@@ -1819,7 +1819,7 @@ MOCK_API cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, cons
 
 MOCK_API cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)
 {
-    cubind_mock_begin("cublasScasum_v2");
+    cubind_mock_begin("cublasScasum_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const cuComplex *));
@@ -1831,7 +1831,7 @@ MOCK_API cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuCo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)
 {
-    cubind_mock_begin("cublasScasum_v2_64");
+    cubind_mock_begin("cublasScasum_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const cuComplex *));
@@ -1843,7 +1843,7 @@ MOCK_API cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, con
 
 MOCK_API cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)
 {
-    cubind_mock_begin("cublasDzasum_v2");
+    cubind_mock_begin("cublasDzasum_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
@@ -1855,7 +1855,7 @@ MOCK_API cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)
 {
-    cubind_mock_begin("cublasDzasum_v2_64");
+    cubind_mock_begin("cublasDzasum_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
@@ -1867,7 +1867,7 @@ MOCK_API cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, con
 
 MOCK_API cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)
 {
-    cubind_mock_begin("cublasSrot_v2");
+    cubind_mock_begin("cublasSrot_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
@@ -1882,7 +1882,7 @@ MOCK_API cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSrot_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s)
 {
-    cubind_mock_begin("cublasSrot_v2_64");
+    cubind_mock_begin("cublasSrot_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
@@ -1897,7 +1897,7 @@ MOCK_API cublasStatus_t cublasSrot_v2_64(cublasHandle_t handle, int64_t n, float
 
 MOCK_API cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s)
 {
-    cubind_mock_begin("cublasDrot_v2");
+    cubind_mock_begin("cublasDrot_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
@@ -1912,7 +1912,7 @@ MOCK_API cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s)
 {
-    cubind_mock_begin("cublasDrot_v2_64");
+    cubind_mock_begin("cublasDrot_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
@@ -1927,7 +1927,7 @@ MOCK_API cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, doubl
 
 MOCK_API cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)
 {
-    cubind_mock_begin("cublasCrot_v2");
+    cubind_mock_begin("cublasCrot_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
@@ -1942,7 +1942,7 @@ MOCK_API cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s)
 {
-    cubind_mock_begin("cublasCrot_v2_64");
+    cubind_mock_begin("cublasCrot_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
@@ -1957,7 +1957,7 @@ MOCK_API cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuCom
 
 MOCK_API cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s)
 {
-    cubind_mock_begin("cublasCsrot_v2");
+    cubind_mock_begin("cublasCsrot_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
@@ -1972,7 +1972,7 @@ MOCK_API cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s)
 {
-    cubind_mock_begin("cublasCsrot_v2_64");
+    cubind_mock_begin("cublasCsrot_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
@@ -1987,7 +1987,7 @@ MOCK_API cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuCo
 
 MOCK_API cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s)
 {
-    cubind_mock_begin("cublasZrot_v2");
+    cubind_mock_begin("cublasZrot_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
@@ -2002,7 +2002,7 @@ MOCK_API cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s)
 {
-    cubind_mock_begin("cublasZrot_v2_64");
+    cubind_mock_begin("cublasZrot_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
@@ -2017,7 +2017,7 @@ MOCK_API cublasStatus_t cublasZrot_v2_64(cublasHandle_t handle, int64_t n, cuDou
 
 MOCK_API cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s)
 {
-    cubind_mock_begin("cublasZdrot_v2");
+    cubind_mock_begin("cublasZdrot_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
@@ -2032,7 +2032,7 @@ MOCK_API cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleCom
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s)
 {
-    cubind_mock_begin("cublasZdrot_v2_64");
+    cubind_mock_begin("cublasZdrot_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
@@ -2047,7 +2047,7 @@ MOCK_API cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDo
 
 MOCK_API cublasStatus_t cublasRotEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)
 {
-    cubind_mock_begin("cublasRotEx");
+    cubind_mock_begin("cublasRotEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(void *));
@@ -2066,7 +2066,7 @@ MOCK_API cublasStatus_t cublasRotEx(cublasHandle_t handle, int n, void *x, cudaD
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasRotEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)
 {
-    cubind_mock_begin("cublasRotEx_64");
+    cubind_mock_begin("cublasRotEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(void *));
@@ -2085,7 +2085,7 @@ MOCK_API cublasStatus_t cublasRotEx_64(cublasHandle_t handle, int64_t n, void *x
 
 MOCK_API cublasStatus_t cublasSrotg_v2(cublasHandle_t handle, float *a, float *b, float *c, float *s)
 {
-    cubind_mock_begin("cublasSrotg_v2");
+    cubind_mock_begin("cublasSrotg_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&a, sizeof(float *));
     cubind_mock_arg(&b, sizeof(float *));
@@ -2097,7 +2097,7 @@ MOCK_API cublasStatus_t cublasSrotg_v2(cublasHandle_t handle, float *a, float *b
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double *b, double *c, double *s)
 {
-    cubind_mock_begin("cublasDrotg_v2");
+    cubind_mock_begin("cublasDrotg_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&a, sizeof(double *));
     cubind_mock_arg(&b, sizeof(double *));
@@ -2109,7 +2109,7 @@ MOCK_API cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double 
 
 MOCK_API cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s)
 {
-    cubind_mock_begin("cublasCrotg_v2");
+    cubind_mock_begin("cublasCrotg_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&a, sizeof(cuComplex *));
     cubind_mock_arg(&b, sizeof(cuComplex *));
@@ -2121,7 +2121,7 @@ MOCK_API cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuCo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s)
 {
-    cubind_mock_begin("cublasZrotg_v2");
+    cubind_mock_begin("cublasZrotg_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&a, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&b, sizeof(cuDoubleComplex *));
@@ -2133,7 +2133,7 @@ MOCK_API cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a
 
 MOCK_API cublasStatus_t cublasRotgEx(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype)
 {
-    cubind_mock_begin("cublasRotgEx");
+    cubind_mock_begin("cublasRotgEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&a, sizeof(void *));
     cubind_mock_arg(&b, sizeof(void *));
@@ -2148,7 +2148,7 @@ MOCK_API cublasStatus_t cublasRotgEx(cublasHandle_t handle, void *a, void *b, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param)
 {
-    cubind_mock_begin("cublasSrotm_v2");
+    cubind_mock_begin("cublasSrotm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
@@ -2162,7 +2162,7 @@ MOCK_API cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, i
 
 MOCK_API cublasStatus_t cublasSrotm_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)
 {
-    cubind_mock_begin("cublasSrotm_v2_64");
+    cubind_mock_begin("cublasSrotm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
@@ -2176,7 +2176,7 @@ MOCK_API cublasStatus_t cublasSrotm_v2_64(cublasHandle_t handle, int64_t n, floa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param)
 {
-    cubind_mock_begin("cublasDrotm_v2");
+    cubind_mock_begin("cublasDrotm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
@@ -2190,7 +2190,7 @@ MOCK_API cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, 
 
 MOCK_API cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)
 {
-    cubind_mock_begin("cublasDrotm_v2_64");
+    cubind_mock_begin("cublasDrotm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
@@ -2204,7 +2204,7 @@ MOCK_API cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, doub
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasRotmEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype)
 {
-    cubind_mock_begin("cublasRotmEx");
+    cubind_mock_begin("cublasRotmEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&x, sizeof(void *));
@@ -2222,7 +2222,7 @@ MOCK_API cublasStatus_t cublasRotmEx(cublasHandle_t handle, int n, void *x, cuda
 
 MOCK_API cublasStatus_t cublasRotmEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype)
 {
-    cubind_mock_begin("cublasRotmEx_64");
+    cubind_mock_begin("cublasRotmEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(void *));
@@ -2240,7 +2240,7 @@ MOCK_API cublasStatus_t cublasRotmEx_64(cublasHandle_t handle, int64_t n, void *
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSrotmg_v2(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param)
 {
-    cubind_mock_begin("cublasSrotmg_v2");
+    cubind_mock_begin("cublasSrotmg_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&d1, sizeof(float *));
     cubind_mock_arg(&d2, sizeof(float *));
@@ -2253,7 +2253,7 @@ MOCK_API cublasStatus_t cublasSrotmg_v2(cublasHandle_t handle, float *d1, float 
 
 MOCK_API cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param)
 {
-    cubind_mock_begin("cublasDrotmg_v2");
+    cubind_mock_begin("cublasDrotmg_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&d1, sizeof(double *));
     cubind_mock_arg(&d2, sizeof(double *));
@@ -2266,7 +2266,7 @@ MOCK_API cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, doubl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasRotmgEx(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype)
 {
-    cubind_mock_begin("cublasRotmgEx");
+    cubind_mock_begin("cublasRotmgEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&d1, sizeof(void *));
     cubind_mock_arg(&d1Type, sizeof(cudaDataType));
@@ -2285,7 +2285,7 @@ MOCK_API cublasStatus_t cublasRotmgEx(cublasHandle_t handle, void *d1, cudaDataT
 
 MOCK_API cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cubind_mock_begin("cublasSgemv_v2");
+    cubind_mock_begin("cublasSgemv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -2304,7 +2304,7 @@ MOCK_API cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cubind_mock_begin("cublasSgemv_v2_64");
+    cubind_mock_begin("cublasSgemv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -2323,7 +2323,7 @@ MOCK_API cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation
 
 MOCK_API cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cubind_mock_begin("cublasDgemv_v2");
+    cubind_mock_begin("cublasDgemv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -2342,7 +2342,7 @@ MOCK_API cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cubind_mock_begin("cublasDgemv_v2_64");
+    cubind_mock_begin("cublasDgemv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -2361,7 +2361,7 @@ MOCK_API cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation
 
 MOCK_API cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cubind_mock_begin("cublasCgemv_v2");
+    cubind_mock_begin("cublasCgemv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -2380,7 +2380,7 @@ MOCK_API cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasCgemv_v2_64");
+    cubind_mock_begin("cublasCgemv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -2399,7 +2399,7 @@ MOCK_API cublasStatus_t cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation
 
 MOCK_API cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cubind_mock_begin("cublasZgemv_v2");
+    cubind_mock_begin("cublasZgemv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -2418,7 +2418,7 @@ MOCK_API cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasZgemv_v2_64");
+    cubind_mock_begin("cublasZgemv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -2437,7 +2437,7 @@ MOCK_API cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation
 
 MOCK_API cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cubind_mock_begin("cublasSgbmv_v2");
+    cubind_mock_begin("cublasSgbmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -2458,7 +2458,7 @@ MOCK_API cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cubind_mock_begin("cublasSgbmv_v2_64");
+    cubind_mock_begin("cublasSgbmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -2479,7 +2479,7 @@ MOCK_API cublasStatus_t cublasSgbmv_v2_64(cublasHandle_t handle, cublasOperation
 
 MOCK_API cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cubind_mock_begin("cublasDgbmv_v2");
+    cubind_mock_begin("cublasDgbmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -2500,7 +2500,7 @@ MOCK_API cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cubind_mock_begin("cublasDgbmv_v2_64");
+    cubind_mock_begin("cublasDgbmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -2521,7 +2521,7 @@ MOCK_API cublasStatus_t cublasDgbmv_v2_64(cublasHandle_t handle, cublasOperation
 
 MOCK_API cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cubind_mock_begin("cublasCgbmv_v2");
+    cubind_mock_begin("cublasCgbmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -2542,7 +2542,7 @@ MOCK_API cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasCgbmv_v2_64");
+    cubind_mock_begin("cublasCgbmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -2563,7 +2563,7 @@ MOCK_API cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation
 
 MOCK_API cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cubind_mock_begin("cublasZgbmv_v2");
+    cubind_mock_begin("cublasZgbmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -2584,7 +2584,7 @@ MOCK_API cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasZgbmv_v2_64");
+    cubind_mock_begin("cublasZgbmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -2605,7 +2605,7 @@ MOCK_API cublasStatus_t cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation
 
 MOCK_API cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)
 {
-    cubind_mock_begin("cublasStrmv_v2");
+    cubind_mock_begin("cublasStrmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2621,7 +2621,7 @@ MOCK_API cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasStrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)
 {
-    cubind_mock_begin("cublasStrmv_v2_64");
+    cubind_mock_begin("cublasStrmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2637,7 +2637,7 @@ MOCK_API cublasStatus_t cublasStrmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)
 {
-    cubind_mock_begin("cublasDtrmv_v2");
+    cubind_mock_begin("cublasDtrmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2653,7 +2653,7 @@ MOCK_API cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)
 {
-    cubind_mock_begin("cublasDtrmv_v2_64");
+    cubind_mock_begin("cublasDtrmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2669,7 +2669,7 @@ MOCK_API cublasStatus_t cublasDtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)
 {
-    cubind_mock_begin("cublasCtrmv_v2");
+    cubind_mock_begin("cublasCtrmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2685,7 +2685,7 @@ MOCK_API cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasCtrmv_v2_64");
+    cubind_mock_begin("cublasCtrmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2701,7 +2701,7 @@ MOCK_API cublasStatus_t cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
 {
-    cubind_mock_begin("cublasZtrmv_v2");
+    cubind_mock_begin("cublasZtrmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2717,7 +2717,7 @@ MOCK_API cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasZtrmv_v2_64");
+    cubind_mock_begin("cublasZtrmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2733,7 +2733,7 @@ MOCK_API cublasStatus_t cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)
 {
-    cubind_mock_begin("cublasStbmv_v2");
+    cubind_mock_begin("cublasStbmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2750,7 +2750,7 @@ MOCK_API cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasStbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)
 {
-    cubind_mock_begin("cublasStbmv_v2_64");
+    cubind_mock_begin("cublasStbmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2767,7 +2767,7 @@ MOCK_API cublasStatus_t cublasStbmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)
 {
-    cubind_mock_begin("cublasDtbmv_v2");
+    cubind_mock_begin("cublasDtbmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2784,7 +2784,7 @@ MOCK_API cublasStatus_t cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)
 {
-    cubind_mock_begin("cublasDtbmv_v2_64");
+    cubind_mock_begin("cublasDtbmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2801,7 +2801,7 @@ MOCK_API cublasStatus_t cublasDtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)
 {
-    cubind_mock_begin("cublasCtbmv_v2");
+    cubind_mock_begin("cublasCtbmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2818,7 +2818,7 @@ MOCK_API cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasCtbmv_v2_64");
+    cubind_mock_begin("cublasCtbmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2835,7 +2835,7 @@ MOCK_API cublasStatus_t cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
 {
-    cubind_mock_begin("cublasZtbmv_v2");
+    cubind_mock_begin("cublasZtbmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2852,7 +2852,7 @@ MOCK_API cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasZtbmv_v2_64");
+    cubind_mock_begin("cublasZtbmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2869,7 +2869,7 @@ MOCK_API cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)
 {
-    cubind_mock_begin("cublasStpmv_v2");
+    cubind_mock_begin("cublasStpmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2884,7 +2884,7 @@ MOCK_API cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasStpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)
 {
-    cubind_mock_begin("cublasStpmv_v2_64");
+    cubind_mock_begin("cublasStpmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2899,7 +2899,7 @@ MOCK_API cublasStatus_t cublasStpmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)
 {
-    cubind_mock_begin("cublasDtpmv_v2");
+    cubind_mock_begin("cublasDtpmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2914,7 +2914,7 @@ MOCK_API cublasStatus_t cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)
 {
-    cubind_mock_begin("cublasDtpmv_v2_64");
+    cubind_mock_begin("cublasDtpmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2929,7 +2929,7 @@ MOCK_API cublasStatus_t cublasDtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)
 {
-    cubind_mock_begin("cublasCtpmv_v2");
+    cubind_mock_begin("cublasCtpmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2944,7 +2944,7 @@ MOCK_API cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasCtpmv_v2_64");
+    cubind_mock_begin("cublasCtpmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2959,7 +2959,7 @@ MOCK_API cublasStatus_t cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)
 {
-    cubind_mock_begin("cublasZtpmv_v2");
+    cubind_mock_begin("cublasZtpmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2974,7 +2974,7 @@ MOCK_API cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasZtpmv_v2_64");
+    cubind_mock_begin("cublasZtpmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2989,7 +2989,7 @@ MOCK_API cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)
 {
-    cubind_mock_begin("cublasStrsv_v2");
+    cubind_mock_begin("cublasStrsv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3005,7 +3005,7 @@ MOCK_API cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)
 {
-    cubind_mock_begin("cublasStrsv_v2_64");
+    cubind_mock_begin("cublasStrsv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3021,7 +3021,7 @@ MOCK_API cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)
 {
-    cubind_mock_begin("cublasDtrsv_v2");
+    cubind_mock_begin("cublasDtrsv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3037,7 +3037,7 @@ MOCK_API cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)
 {
-    cubind_mock_begin("cublasDtrsv_v2_64");
+    cubind_mock_begin("cublasDtrsv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3053,7 +3053,7 @@ MOCK_API cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)
 {
-    cubind_mock_begin("cublasCtrsv_v2");
+    cubind_mock_begin("cublasCtrsv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3069,7 +3069,7 @@ MOCK_API cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasCtrsv_v2_64");
+    cubind_mock_begin("cublasCtrsv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3085,7 +3085,7 @@ MOCK_API cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
 {
-    cubind_mock_begin("cublasZtrsv_v2");
+    cubind_mock_begin("cublasZtrsv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3101,7 +3101,7 @@ MOCK_API cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasZtrsv_v2_64");
+    cubind_mock_begin("cublasZtrsv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3117,7 +3117,7 @@ MOCK_API cublasStatus_t cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)
 {
-    cubind_mock_begin("cublasStpsv_v2");
+    cubind_mock_begin("cublasStpsv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3132,7 +3132,7 @@ MOCK_API cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasStpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)
 {
-    cubind_mock_begin("cublasStpsv_v2_64");
+    cubind_mock_begin("cublasStpsv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3147,7 +3147,7 @@ MOCK_API cublasStatus_t cublasStpsv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)
 {
-    cubind_mock_begin("cublasDtpsv_v2");
+    cubind_mock_begin("cublasDtpsv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3162,7 +3162,7 @@ MOCK_API cublasStatus_t cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)
 {
-    cubind_mock_begin("cublasDtpsv_v2_64");
+    cubind_mock_begin("cublasDtpsv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3177,7 +3177,7 @@ MOCK_API cublasStatus_t cublasDtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)
 {
-    cubind_mock_begin("cublasCtpsv_v2");
+    cubind_mock_begin("cublasCtpsv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3192,7 +3192,7 @@ MOCK_API cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasCtpsv_v2_64");
+    cubind_mock_begin("cublasCtpsv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3207,7 +3207,7 @@ MOCK_API cublasStatus_t cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)
 {
-    cubind_mock_begin("cublasZtpsv_v2");
+    cubind_mock_begin("cublasZtpsv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3222,7 +3222,7 @@ MOCK_API cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasZtpsv_v2_64");
+    cubind_mock_begin("cublasZtpsv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3237,7 +3237,7 @@ MOCK_API cublasStatus_t cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)
 {
-    cubind_mock_begin("cublasStbsv_v2");
+    cubind_mock_begin("cublasStbsv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3254,7 +3254,7 @@ MOCK_API cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasStbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)
 {
-    cubind_mock_begin("cublasStbsv_v2_64");
+    cubind_mock_begin("cublasStbsv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3271,7 +3271,7 @@ MOCK_API cublasStatus_t cublasStbsv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)
 {
-    cubind_mock_begin("cublasDtbsv_v2");
+    cubind_mock_begin("cublasDtbsv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3288,7 +3288,7 @@ MOCK_API cublasStatus_t cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)
 {
-    cubind_mock_begin("cublasDtbsv_v2_64");
+    cubind_mock_begin("cublasDtbsv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3305,7 +3305,7 @@ MOCK_API cublasStatus_t cublasDtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)
 {
-    cubind_mock_begin("cublasCtbsv_v2");
+    cubind_mock_begin("cublasCtbsv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3322,7 +3322,7 @@ MOCK_API cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasCtbsv_v2_64");
+    cubind_mock_begin("cublasCtbsv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3339,7 +3339,7 @@ MOCK_API cublasStatus_t cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
 {
-    cubind_mock_begin("cublasZtbsv_v2");
+    cubind_mock_begin("cublasZtbsv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3356,7 +3356,7 @@ MOCK_API cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
 {
-    cubind_mock_begin("cublasZtbsv_v2_64");
+    cubind_mock_begin("cublasZtbsv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3373,7 +3373,7 @@ MOCK_API cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cubind_mock_begin("cublasSsymv_v2");
+    cubind_mock_begin("cublasSsymv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3391,7 +3391,7 @@ MOCK_API cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cubind_mock_begin("cublasSsymv_v2_64");
+    cubind_mock_begin("cublasSsymv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3409,7 +3409,7 @@ MOCK_API cublasStatus_t cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cubind_mock_begin("cublasDsymv_v2");
+    cubind_mock_begin("cublasDsymv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3427,7 +3427,7 @@ MOCK_API cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cubind_mock_begin("cublasDsymv_v2_64");
+    cubind_mock_begin("cublasDsymv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3445,7 +3445,7 @@ MOCK_API cublasStatus_t cublasDsymv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cubind_mock_begin("cublasCsymv_v2");
+    cubind_mock_begin("cublasCsymv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3463,7 +3463,7 @@ MOCK_API cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasCsymv_v2_64");
+    cubind_mock_begin("cublasCsymv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3481,7 +3481,7 @@ MOCK_API cublasStatus_t cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cubind_mock_begin("cublasZsymv_v2");
+    cubind_mock_begin("cublasZsymv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3499,7 +3499,7 @@ MOCK_API cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasZsymv_v2_64");
+    cubind_mock_begin("cublasZsymv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3517,7 +3517,7 @@ MOCK_API cublasStatus_t cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cubind_mock_begin("cublasChemv_v2");
+    cubind_mock_begin("cublasChemv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3535,7 +3535,7 @@ MOCK_API cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasChemv_v2_64");
+    cubind_mock_begin("cublasChemv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3553,7 +3553,7 @@ MOCK_API cublasStatus_t cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cubind_mock_begin("cublasZhemv_v2");
+    cubind_mock_begin("cublasZhemv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3571,7 +3571,7 @@ MOCK_API cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasZhemv_v2_64");
+    cubind_mock_begin("cublasZhemv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3589,7 +3589,7 @@ MOCK_API cublasStatus_t cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cubind_mock_begin("cublasSsbmv_v2");
+    cubind_mock_begin("cublasSsbmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3608,7 +3608,7 @@ MOCK_API cublasStatus_t cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cubind_mock_begin("cublasSsbmv_v2_64");
+    cubind_mock_begin("cublasSsbmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3627,7 +3627,7 @@ MOCK_API cublasStatus_t cublasSsbmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cubind_mock_begin("cublasDsbmv_v2");
+    cubind_mock_begin("cublasDsbmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3646,7 +3646,7 @@ MOCK_API cublasStatus_t cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cubind_mock_begin("cublasDsbmv_v2_64");
+    cubind_mock_begin("cublasDsbmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3665,7 +3665,7 @@ MOCK_API cublasStatus_t cublasDsbmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cubind_mock_begin("cublasChbmv_v2");
+    cubind_mock_begin("cublasChbmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3684,7 +3684,7 @@ MOCK_API cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasChbmv_v2_64");
+    cubind_mock_begin("cublasChbmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3703,7 +3703,7 @@ MOCK_API cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cubind_mock_begin("cublasZhbmv_v2");
+    cubind_mock_begin("cublasZhbmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3722,7 +3722,7 @@ MOCK_API cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasZhbmv_v2_64");
+    cubind_mock_begin("cublasZhbmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3741,7 +3741,7 @@ MOCK_API cublasStatus_t cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cubind_mock_begin("cublasSspmv_v2");
+    cubind_mock_begin("cublasSspmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3758,7 +3758,7 @@ MOCK_API cublasStatus_t cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cubind_mock_begin("cublasSspmv_v2_64");
+    cubind_mock_begin("cublasSspmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3775,7 +3775,7 @@ MOCK_API cublasStatus_t cublasSspmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cubind_mock_begin("cublasDspmv_v2");
+    cubind_mock_begin("cublasDspmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3792,7 +3792,7 @@ MOCK_API cublasStatus_t cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cubind_mock_begin("cublasDspmv_v2_64");
+    cubind_mock_begin("cublasDspmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3809,7 +3809,7 @@ MOCK_API cublasStatus_t cublasDspmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cubind_mock_begin("cublasChpmv_v2");
+    cubind_mock_begin("cublasChpmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3826,7 +3826,7 @@ MOCK_API cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasChpmv_v2_64");
+    cubind_mock_begin("cublasChpmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3843,7 +3843,7 @@ MOCK_API cublasStatus_t cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cubind_mock_begin("cublasZhpmv_v2");
+    cubind_mock_begin("cublasZhpmv_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3860,7 +3860,7 @@ MOCK_API cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cubind_mock_begin("cublasZhpmv_v2_64");
+    cubind_mock_begin("cublasZhpmv_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3877,7 +3877,7 @@ MOCK_API cublasStatus_t cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)
 {
-    cubind_mock_begin("cublasSger_v2");
+    cubind_mock_begin("cublasSger_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3894,7 +3894,7 @@ MOCK_API cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)
 {
-    cubind_mock_begin("cublasSger_v2_64");
+    cubind_mock_begin("cublasSger_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int64_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3911,7 +3911,7 @@ MOCK_API cublasStatus_t cublasSger_v2_64(cublasHandle_t handle, int64_t m, int64
 
 MOCK_API cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)
 {
-    cubind_mock_begin("cublasDger_v2");
+    cubind_mock_begin("cublasDger_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3928,7 +3928,7 @@ MOCK_API cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)
 {
-    cubind_mock_begin("cublasDger_v2_64");
+    cubind_mock_begin("cublasDger_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int64_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3945,7 +3945,7 @@ MOCK_API cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64
 
 MOCK_API cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
 {
-    cubind_mock_begin("cublasCgeru_v2");
+    cubind_mock_begin("cublasCgeru_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3962,7 +3962,7 @@ MOCK_API cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, cons
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
 {
-    cubind_mock_begin("cublasCgeru_v2_64");
+    cubind_mock_begin("cublasCgeru_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int64_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3979,7 +3979,7 @@ MOCK_API cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int6
 
 MOCK_API cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
 {
-    cubind_mock_begin("cublasCgerc_v2");
+    cubind_mock_begin("cublasCgerc_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3996,7 +3996,7 @@ MOCK_API cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, cons
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
 {
-    cubind_mock_begin("cublasCgerc_v2_64");
+    cubind_mock_begin("cublasCgerc_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int64_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4013,7 +4013,7 @@ MOCK_API cublasStatus_t cublasCgerc_v2_64(cublasHandle_t handle, int64_t m, int6
 
 MOCK_API cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
 {
-    cubind_mock_begin("cublasZgeru_v2");
+    cubind_mock_begin("cublasZgeru_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -4030,7 +4030,7 @@ MOCK_API cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, cons
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
 {
-    cubind_mock_begin("cublasZgeru_v2_64");
+    cubind_mock_begin("cublasZgeru_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int64_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4047,7 +4047,7 @@ MOCK_API cublasStatus_t cublasZgeru_v2_64(cublasHandle_t handle, int64_t m, int6
 
 MOCK_API cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
 {
-    cubind_mock_begin("cublasZgerc_v2");
+    cubind_mock_begin("cublasZgerc_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -4064,7 +4064,7 @@ MOCK_API cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, cons
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
 {
-    cubind_mock_begin("cublasZgerc_v2_64");
+    cubind_mock_begin("cublasZgerc_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int64_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4081,7 +4081,7 @@ MOCK_API cublasStatus_t cublasZgerc_v2_64(cublasHandle_t handle, int64_t m, int6
 
 MOCK_API cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda)
 {
-    cubind_mock_begin("cublasSsyr_v2");
+    cubind_mock_begin("cublasSsyr_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4096,7 +4096,7 @@ MOCK_API cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t up
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda)
 {
-    cubind_mock_begin("cublasSsyr_v2_64");
+    cubind_mock_begin("cublasSsyr_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4111,7 +4111,7 @@ MOCK_API cublasStatus_t cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
 
 MOCK_API cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda)
 {
-    cubind_mock_begin("cublasDsyr_v2");
+    cubind_mock_begin("cublasDsyr_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4126,7 +4126,7 @@ MOCK_API cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t up
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda)
 {
-    cubind_mock_begin("cublasDsyr_v2_64");
+    cubind_mock_begin("cublasDsyr_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4141,7 +4141,7 @@ MOCK_API cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
 
 MOCK_API cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)
 {
-    cubind_mock_begin("cublasCsyr_v2");
+    cubind_mock_begin("cublasCsyr_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4156,7 +4156,7 @@ MOCK_API cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t up
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)
 {
-    cubind_mock_begin("cublasCsyr_v2_64");
+    cubind_mock_begin("cublasCsyr_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4171,7 +4171,7 @@ MOCK_API cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
 
 MOCK_API cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)
 {
-    cubind_mock_begin("cublasZsyr_v2");
+    cubind_mock_begin("cublasZsyr_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4186,7 +4186,7 @@ MOCK_API cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t up
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)
 {
-    cubind_mock_begin("cublasZsyr_v2_64");
+    cubind_mock_begin("cublasZsyr_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4201,7 +4201,7 @@ MOCK_API cublasStatus_t cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
 
 MOCK_API cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)
 {
-    cubind_mock_begin("cublasCher_v2");
+    cubind_mock_begin("cublasCher_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4216,7 +4216,7 @@ MOCK_API cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t up
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)
 {
-    cubind_mock_begin("cublasCher_v2_64");
+    cubind_mock_begin("cublasCher_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4231,7 +4231,7 @@ MOCK_API cublasStatus_t cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t
 
 MOCK_API cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)
 {
-    cubind_mock_begin("cublasZher_v2");
+    cubind_mock_begin("cublasZher_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4246,7 +4246,7 @@ MOCK_API cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t up
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)
 {
-    cubind_mock_begin("cublasZher_v2_64");
+    cubind_mock_begin("cublasZher_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4261,7 +4261,7 @@ MOCK_API cublasStatus_t cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t
 
 MOCK_API cublasStatus_t cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP)
 {
-    cubind_mock_begin("cublasSspr_v2");
+    cubind_mock_begin("cublasSspr_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4275,7 +4275,7 @@ MOCK_API cublasStatus_t cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t up
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP)
 {
-    cubind_mock_begin("cublasSspr_v2_64");
+    cubind_mock_begin("cublasSspr_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4289,7 +4289,7 @@ MOCK_API cublasStatus_t cublasSspr_v2_64(cublasHandle_t handle, cublasFillMode_t
 
 MOCK_API cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP)
 {
-    cubind_mock_begin("cublasDspr_v2");
+    cubind_mock_begin("cublasDspr_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4303,7 +4303,7 @@ MOCK_API cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t up
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP)
 {
-    cubind_mock_begin("cublasDspr_v2_64");
+    cubind_mock_begin("cublasDspr_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4317,7 +4317,7 @@ MOCK_API cublasStatus_t cublasDspr_v2_64(cublasHandle_t handle, cublasFillMode_t
 
 MOCK_API cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP)
 {
-    cubind_mock_begin("cublasChpr_v2");
+    cubind_mock_begin("cublasChpr_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4331,7 +4331,7 @@ MOCK_API cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t up
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP)
 {
-    cubind_mock_begin("cublasChpr_v2_64");
+    cubind_mock_begin("cublasChpr_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4345,7 +4345,7 @@ MOCK_API cublasStatus_t cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t
 
 MOCK_API cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP)
 {
-    cubind_mock_begin("cublasZhpr_v2");
+    cubind_mock_begin("cublasZhpr_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4359,7 +4359,7 @@ MOCK_API cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t up
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP)
 {
-    cubind_mock_begin("cublasZhpr_v2_64");
+    cubind_mock_begin("cublasZhpr_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4373,7 +4373,7 @@ MOCK_API cublasStatus_t cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t
 
 MOCK_API cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)
 {
-    cubind_mock_begin("cublasSsyr2_v2");
+    cubind_mock_begin("cublasSsyr2_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4390,7 +4390,7 @@ MOCK_API cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)
 {
-    cubind_mock_begin("cublasSsyr2_v2_64");
+    cubind_mock_begin("cublasSsyr2_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4407,7 +4407,7 @@ MOCK_API cublasStatus_t cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)
 {
-    cubind_mock_begin("cublasDsyr2_v2");
+    cubind_mock_begin("cublasDsyr2_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4424,7 +4424,7 @@ MOCK_API cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)
 {
-    cubind_mock_begin("cublasDsyr2_v2_64");
+    cubind_mock_begin("cublasDsyr2_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4441,7 +4441,7 @@ MOCK_API cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
 {
-    cubind_mock_begin("cublasCsyr2_v2");
+    cubind_mock_begin("cublasCsyr2_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4458,7 +4458,7 @@ MOCK_API cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
 {
-    cubind_mock_begin("cublasCsyr2_v2_64");
+    cubind_mock_begin("cublasCsyr2_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4475,7 +4475,7 @@ MOCK_API cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
 {
-    cubind_mock_begin("cublasZsyr2_v2");
+    cubind_mock_begin("cublasZsyr2_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4492,7 +4492,7 @@ MOCK_API cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
 {
-    cubind_mock_begin("cublasZsyr2_v2_64");
+    cubind_mock_begin("cublasZsyr2_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4509,7 +4509,7 @@ MOCK_API cublasStatus_t cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
 {
-    cubind_mock_begin("cublasCher2_v2");
+    cubind_mock_begin("cublasCher2_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4526,7 +4526,7 @@ MOCK_API cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
 {
-    cubind_mock_begin("cublasCher2_v2_64");
+    cubind_mock_begin("cublasCher2_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4543,7 +4543,7 @@ MOCK_API cublasStatus_t cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
 {
-    cubind_mock_begin("cublasZher2_v2");
+    cubind_mock_begin("cublasZher2_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4560,7 +4560,7 @@ MOCK_API cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
 {
-    cubind_mock_begin("cublasZher2_v2_64");
+    cubind_mock_begin("cublasZher2_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4577,7 +4577,7 @@ MOCK_API cublasStatus_t cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP)
 {
-    cubind_mock_begin("cublasSspr2_v2");
+    cubind_mock_begin("cublasSspr2_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4593,7 +4593,7 @@ MOCK_API cublasStatus_t cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP)
 {
-    cubind_mock_begin("cublasSspr2_v2_64");
+    cubind_mock_begin("cublasSspr2_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4609,7 +4609,7 @@ MOCK_API cublasStatus_t cublasSspr2_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP)
 {
-    cubind_mock_begin("cublasDspr2_v2");
+    cubind_mock_begin("cublasDspr2_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4625,7 +4625,7 @@ MOCK_API cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP)
 {
-    cubind_mock_begin("cublasDspr2_v2_64");
+    cubind_mock_begin("cublasDspr2_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4641,7 +4641,7 @@ MOCK_API cublasStatus_t cublasDspr2_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP)
 {
-    cubind_mock_begin("cublasChpr2_v2");
+    cubind_mock_begin("cublasChpr2_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4657,7 +4657,7 @@ MOCK_API cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP)
 {
-    cubind_mock_begin("cublasChpr2_v2_64");
+    cubind_mock_begin("cublasChpr2_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4673,7 +4673,7 @@ MOCK_API cublasStatus_t cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP)
 {
-    cubind_mock_begin("cublasZhpr2_v2");
+    cubind_mock_begin("cublasZhpr2_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -4689,7 +4689,7 @@ MOCK_API cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP)
 {
-    cubind_mock_begin("cublasZhpr2_v2_64");
+    cubind_mock_begin("cublasZhpr2_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -4705,7 +4705,7 @@ MOCK_API cublasStatus_t cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const Aarray[], int lda, const float *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount)
 {
-    cubind_mock_begin("cublasSgemvBatched");
+    cubind_mock_begin("cublasSgemvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4725,7 +4725,7 @@ MOCK_API cublasStatus_t cublasSgemvBatched(cublasHandle_t handle, cublasOperatio
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const Aarray[], int64_t lda, const float *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind_mock_begin("cublasSgemvBatched_64");
+    cubind_mock_begin("cublasSgemvBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -4745,7 +4745,7 @@ MOCK_API cublasStatus_t cublasSgemvBatched_64(cublasHandle_t handle, cublasOpera
 
 MOCK_API cublasStatus_t cublasDgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const Aarray[], int lda, const double *const xarray[], int incx, const double *beta, double *const yarray[], int incy, int batchCount)
 {
-    cubind_mock_begin("cublasDgemvBatched");
+    cubind_mock_begin("cublasDgemvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4765,7 +4765,7 @@ MOCK_API cublasStatus_t cublasDgemvBatched(cublasHandle_t handle, cublasOperatio
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const Aarray[], int64_t lda, const double *const xarray[], int64_t incx, const double *beta, double *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind_mock_begin("cublasDgemvBatched_64");
+    cubind_mock_begin("cublasDgemvBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -4785,7 +4785,7 @@ MOCK_API cublasStatus_t cublasDgemvBatched_64(cublasHandle_t handle, cublasOpera
 
 MOCK_API cublasStatus_t cublasCgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const xarray[], int incx, const cuComplex *beta, cuComplex *const yarray[], int incy, int batchCount)
 {
-    cubind_mock_begin("cublasCgemvBatched");
+    cubind_mock_begin("cublasCgemvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4805,7 +4805,7 @@ MOCK_API cublasStatus_t cublasCgemvBatched(cublasHandle_t handle, cublasOperatio
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const xarray[], int64_t incx, const cuComplex *beta, cuComplex *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind_mock_begin("cublasCgemvBatched_64");
+    cubind_mock_begin("cublasCgemvBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -4825,7 +4825,7 @@ MOCK_API cublasStatus_t cublasCgemvBatched_64(cublasHandle_t handle, cublasOpera
 
 MOCK_API cublasStatus_t cublasZgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const xarray[], int incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int incy, int batchCount)
 {
-    cubind_mock_begin("cublasZgemvBatched");
+    cubind_mock_begin("cublasZgemvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4845,7 +4845,7 @@ MOCK_API cublasStatus_t cublasZgemvBatched(cublasHandle_t handle, cublasOperatio
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const xarray[], int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind_mock_begin("cublasZgemvBatched_64");
+    cubind_mock_begin("cublasZgemvBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -4865,7 +4865,7 @@ MOCK_API cublasStatus_t cublasZgemvBatched_64(cublasHandle_t handle, cublasOpera
 
 MOCK_API cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)
 {
-    cubind_mock_begin("cublasSgemvStridedBatched");
+    cubind_mock_begin("cublasSgemvStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4888,7 +4888,7 @@ MOCK_API cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasO
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind_mock_begin("cublasSgemvStridedBatched_64");
+    cubind_mock_begin("cublasSgemvStridedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -4911,7 +4911,7 @@ MOCK_API cublasStatus_t cublasSgemvStridedBatched_64(cublasHandle_t handle, cubl
 
 MOCK_API cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount)
 {
-    cubind_mock_begin("cublasDgemvStridedBatched");
+    cubind_mock_begin("cublasDgemvStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4934,7 +4934,7 @@ MOCK_API cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasO
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind_mock_begin("cublasDgemvStridedBatched_64");
+    cubind_mock_begin("cublasDgemvStridedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -4957,7 +4957,7 @@ MOCK_API cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cubl
 
 MOCK_API cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount)
 {
-    cubind_mock_begin("cublasCgemvStridedBatched");
+    cubind_mock_begin("cublasCgemvStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4980,7 +4980,7 @@ MOCK_API cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasO
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind_mock_begin("cublasCgemvStridedBatched_64");
+    cubind_mock_begin("cublasCgemvStridedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -5003,7 +5003,7 @@ MOCK_API cublasStatus_t cublasCgemvStridedBatched_64(cublasHandle_t handle, cubl
 
 MOCK_API cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount)
 {
-    cubind_mock_begin("cublasZgemvStridedBatched");
+    cubind_mock_begin("cublasZgemvStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -5026,7 +5026,7 @@ MOCK_API cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasO
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind_mock_begin("cublasZgemvStridedBatched_64");
+    cubind_mock_begin("cublasZgemvStridedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -5049,7 +5049,7 @@ MOCK_API cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cubl
 
 MOCK_API cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
 {
-    cubind_mock_begin("cublasSgemm_v2");
+    cubind_mock_begin("cublasSgemm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5070,7 +5070,7 @@ MOCK_API cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasSgemm_v2_64");
+    cubind_mock_begin("cublasSgemm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5091,7 +5091,7 @@ MOCK_API cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation
 
 MOCK_API cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
 {
-    cubind_mock_begin("cublasDgemm_v2");
+    cubind_mock_begin("cublasDgemm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5112,7 +5112,7 @@ MOCK_API cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasDgemm_v2_64");
+    cubind_mock_begin("cublasDgemm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5133,7 +5133,7 @@ MOCK_API cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation
 
 MOCK_API cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasCgemm_v2");
+    cubind_mock_begin("cublasCgemm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5154,7 +5154,7 @@ MOCK_API cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasCgemm_v2_64");
+    cubind_mock_begin("cublasCgemm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5175,7 +5175,7 @@ MOCK_API cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation
 
 MOCK_API cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasCgemm3m");
+    cubind_mock_begin("cublasCgemm3m", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5196,7 +5196,7 @@ MOCK_API cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasCgemm3m_64");
+    cubind_mock_begin("cublasCgemm3m_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5217,7 +5217,7 @@ MOCK_API cublasStatus_t cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_
 
 MOCK_API cublasStatus_t cublasCgemm3mEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cubind_mock_begin("cublasCgemm3mEx");
+    cubind_mock_begin("cublasCgemm3mEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5241,7 +5241,7 @@ MOCK_API cublasStatus_t cublasCgemm3mEx(cublasHandle_t handle, cublasOperation_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgemm3mEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cubind_mock_begin("cublasCgemm3mEx_64");
+    cubind_mock_begin("cublasCgemm3mEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5265,7 +5265,7 @@ MOCK_API cublasStatus_t cublasCgemm3mEx_64(cublasHandle_t handle, cublasOperatio
 
 MOCK_API cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasZgemm_v2");
+    cubind_mock_begin("cublasZgemm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5286,7 +5286,7 @@ MOCK_API cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasZgemm_v2_64");
+    cubind_mock_begin("cublasZgemm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5307,7 +5307,7 @@ MOCK_API cublasStatus_t cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation
 
 MOCK_API cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasZgemm3m");
+    cubind_mock_begin("cublasZgemm3m", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5328,7 +5328,7 @@ MOCK_API cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasZgemm3m_64");
+    cubind_mock_begin("cublasZgemm3m_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5349,7 +5349,7 @@ MOCK_API cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_
 
 MOCK_API cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cubind_mock_begin("cublasSgemmEx");
+    cubind_mock_begin("cublasSgemmEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5373,7 +5373,7 @@ MOCK_API cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOperation_t t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSgemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cubind_mock_begin("cublasSgemmEx_64");
+    cubind_mock_begin("cublasSgemmEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5397,7 +5397,7 @@ MOCK_API cublasStatus_t cublasSgemmEx_64(cublasHandle_t handle, cublasOperation_
 
 MOCK_API cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cubind_mock_begin("cublasGemmEx");
+    cubind_mock_begin("cublasGemmEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5423,7 +5423,7 @@ MOCK_API cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t tr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cubind_mock_begin("cublasGemmEx_64");
+    cubind_mock_begin("cublasGemmEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5449,7 +5449,7 @@ MOCK_API cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t
 
 MOCK_API cublasStatus_t cublasCgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cubind_mock_begin("cublasCgemmEx");
+    cubind_mock_begin("cublasCgemmEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5473,7 +5473,7 @@ MOCK_API cublasStatus_t cublasCgemmEx(cublasHandle_t handle, cublasOperation_t t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cubind_mock_begin("cublasCgemmEx_64");
+    cubind_mock_begin("cublasCgemmEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -5497,7 +5497,7 @@ MOCK_API cublasStatus_t cublasCgemmEx_64(cublasHandle_t handle, cublasOperation_
 
 MOCK_API cublasStatus_t cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc)
 {
-    cubind_mock_begin("cublasSsyrk_v2");
+    cubind_mock_begin("cublasSsyrk_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5515,7 +5515,7 @@ MOCK_API cublasStatus_t cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasSsyrk_v2_64");
+    cubind_mock_begin("cublasSsyrk_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5533,7 +5533,7 @@ MOCK_API cublasStatus_t cublasSsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc)
 {
-    cubind_mock_begin("cublasDsyrk_v2");
+    cubind_mock_begin("cublasDsyrk_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5551,7 +5551,7 @@ MOCK_API cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasDsyrk_v2_64");
+    cubind_mock_begin("cublasDsyrk_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5569,7 +5569,7 @@ MOCK_API cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasCsyrk_v2");
+    cubind_mock_begin("cublasCsyrk_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5587,7 +5587,7 @@ MOCK_API cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasCsyrk_v2_64");
+    cubind_mock_begin("cublasCsyrk_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5605,7 +5605,7 @@ MOCK_API cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasZsyrk_v2");
+    cubind_mock_begin("cublasZsyrk_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5623,7 +5623,7 @@ MOCK_API cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasZsyrk_v2_64");
+    cubind_mock_begin("cublasZsyrk_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5641,7 +5641,7 @@ MOCK_API cublasStatus_t cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasCsyrkEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cubind_mock_begin("cublasCsyrkEx");
+    cubind_mock_begin("cublasCsyrkEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5661,7 +5661,7 @@ MOCK_API cublasStatus_t cublasCsyrkEx(cublasHandle_t handle, cublasFillMode_t up
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCsyrkEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cubind_mock_begin("cublasCsyrkEx_64");
+    cubind_mock_begin("cublasCsyrkEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5681,7 +5681,7 @@ MOCK_API cublasStatus_t cublasCsyrkEx_64(cublasHandle_t handle, cublasFillMode_t
 
 MOCK_API cublasStatus_t cublasCsyrk3mEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cubind_mock_begin("cublasCsyrk3mEx");
+    cubind_mock_begin("cublasCsyrk3mEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5701,7 +5701,7 @@ MOCK_API cublasStatus_t cublasCsyrk3mEx(cublasHandle_t handle, cublasFillMode_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCsyrk3mEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cubind_mock_begin("cublasCsyrk3mEx_64");
+    cubind_mock_begin("cublasCsyrk3mEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5721,7 +5721,7 @@ MOCK_API cublasStatus_t cublasCsyrk3mEx_64(cublasHandle_t handle, cublasFillMode
 
 MOCK_API cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasCherk_v2");
+    cubind_mock_begin("cublasCherk_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5739,7 +5739,7 @@ MOCK_API cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasCherk_v2_64");
+    cubind_mock_begin("cublasCherk_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5757,7 +5757,7 @@ MOCK_API cublasStatus_t cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasZherk_v2");
+    cubind_mock_begin("cublasZherk_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5775,7 +5775,7 @@ MOCK_API cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasZherk_v2_64");
+    cubind_mock_begin("cublasZherk_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5793,7 +5793,7 @@ MOCK_API cublasStatus_t cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_
 
 MOCK_API cublasStatus_t cublasCherkEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cubind_mock_begin("cublasCherkEx");
+    cubind_mock_begin("cublasCherkEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5813,7 +5813,7 @@ MOCK_API cublasStatus_t cublasCherkEx(cublasHandle_t handle, cublasFillMode_t up
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCherkEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cubind_mock_begin("cublasCherkEx_64");
+    cubind_mock_begin("cublasCherkEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5833,7 +5833,7 @@ MOCK_API cublasStatus_t cublasCherkEx_64(cublasHandle_t handle, cublasFillMode_t
 
 MOCK_API cublasStatus_t cublasCherk3mEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cubind_mock_begin("cublasCherk3mEx");
+    cubind_mock_begin("cublasCherk3mEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5853,7 +5853,7 @@ MOCK_API cublasStatus_t cublasCherk3mEx(cublasHandle_t handle, cublasFillMode_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCherk3mEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cubind_mock_begin("cublasCherk3mEx_64");
+    cubind_mock_begin("cublasCherk3mEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5873,7 +5873,7 @@ MOCK_API cublasStatus_t cublasCherk3mEx_64(cublasHandle_t handle, cublasFillMode
 
 MOCK_API cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
 {
-    cubind_mock_begin("cublasSsyr2k_v2");
+    cubind_mock_begin("cublasSsyr2k_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5893,7 +5893,7 @@ MOCK_API cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasSsyr2k_v2_64");
+    cubind_mock_begin("cublasSsyr2k_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5913,7 +5913,7 @@ MOCK_API cublasStatus_t cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
 
 MOCK_API cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
 {
-    cubind_mock_begin("cublasDsyr2k_v2");
+    cubind_mock_begin("cublasDsyr2k_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5933,7 +5933,7 @@ MOCK_API cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasDsyr2k_v2_64");
+    cubind_mock_begin("cublasDsyr2k_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5953,7 +5953,7 @@ MOCK_API cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
 
 MOCK_API cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasCsyr2k_v2");
+    cubind_mock_begin("cublasCsyr2k_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5973,7 +5973,7 @@ MOCK_API cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasCsyr2k_v2_64");
+    cubind_mock_begin("cublasCsyr2k_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -5993,7 +5993,7 @@ MOCK_API cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
 
 MOCK_API cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasZsyr2k_v2");
+    cubind_mock_begin("cublasZsyr2k_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6013,7 +6013,7 @@ MOCK_API cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasZsyr2k_v2_64");
+    cubind_mock_begin("cublasZsyr2k_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6033,7 +6033,7 @@ MOCK_API cublasStatus_t cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
 
 MOCK_API cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasCher2k_v2");
+    cubind_mock_begin("cublasCher2k_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6053,7 +6053,7 @@ MOCK_API cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasCher2k_v2_64");
+    cubind_mock_begin("cublasCher2k_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6073,7 +6073,7 @@ MOCK_API cublasStatus_t cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode
 
 MOCK_API cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasZher2k_v2");
+    cubind_mock_begin("cublasZher2k_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6093,7 +6093,7 @@ MOCK_API cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasZher2k_v2_64");
+    cubind_mock_begin("cublasZher2k_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6113,7 +6113,7 @@ MOCK_API cublasStatus_t cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode
 
 MOCK_API cublasStatus_t cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
 {
-    cubind_mock_begin("cublasSsyrkx");
+    cubind_mock_begin("cublasSsyrkx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6133,7 +6133,7 @@ MOCK_API cublasStatus_t cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t upl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasSsyrkx_64");
+    cubind_mock_begin("cublasSsyrkx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6153,7 +6153,7 @@ MOCK_API cublasStatus_t cublasSsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
 
 MOCK_API cublasStatus_t cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
 {
-    cubind_mock_begin("cublasDsyrkx");
+    cubind_mock_begin("cublasDsyrkx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6173,7 +6173,7 @@ MOCK_API cublasStatus_t cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t upl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasDsyrkx_64");
+    cubind_mock_begin("cublasDsyrkx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6193,7 +6193,7 @@ MOCK_API cublasStatus_t cublasDsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
 
 MOCK_API cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasCsyrkx");
+    cubind_mock_begin("cublasCsyrkx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6213,7 +6213,7 @@ MOCK_API cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t upl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasCsyrkx_64");
+    cubind_mock_begin("cublasCsyrkx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6233,7 +6233,7 @@ MOCK_API cublasStatus_t cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
 
 MOCK_API cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasZsyrkx");
+    cubind_mock_begin("cublasZsyrkx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6253,7 +6253,7 @@ MOCK_API cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t upl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasZsyrkx_64");
+    cubind_mock_begin("cublasZsyrkx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6273,7 +6273,7 @@ MOCK_API cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
 
 MOCK_API cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasCherkx");
+    cubind_mock_begin("cublasCherkx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6293,7 +6293,7 @@ MOCK_API cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t upl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasCherkx_64");
+    cubind_mock_begin("cublasCherkx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6313,7 +6313,7 @@ MOCK_API cublasStatus_t cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t 
 
 MOCK_API cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasZherkx");
+    cubind_mock_begin("cublasZherkx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6333,7 +6333,7 @@ MOCK_API cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t upl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasZherkx_64");
+    cubind_mock_begin("cublasZherkx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6353,7 +6353,7 @@ MOCK_API cublasStatus_t cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t 
 
 MOCK_API cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
 {
-    cubind_mock_begin("cublasSsymm_v2");
+    cubind_mock_begin("cublasSsymm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6373,7 +6373,7 @@ MOCK_API cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasSsymm_v2_64");
+    cubind_mock_begin("cublasSsymm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6393,7 +6393,7 @@ MOCK_API cublasStatus_t cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_
 
 MOCK_API cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
 {
-    cubind_mock_begin("cublasDsymm_v2");
+    cubind_mock_begin("cublasDsymm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6413,7 +6413,7 @@ MOCK_API cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasDsymm_v2_64");
+    cubind_mock_begin("cublasDsymm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6433,7 +6433,7 @@ MOCK_API cublasStatus_t cublasDsymm_v2_64(cublasHandle_t handle, cublasSideMode_
 
 MOCK_API cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasCsymm_v2");
+    cubind_mock_begin("cublasCsymm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6453,7 +6453,7 @@ MOCK_API cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasCsymm_v2_64");
+    cubind_mock_begin("cublasCsymm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6473,7 +6473,7 @@ MOCK_API cublasStatus_t cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_
 
 MOCK_API cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasZsymm_v2");
+    cubind_mock_begin("cublasZsymm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6493,7 +6493,7 @@ MOCK_API cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasZsymm_v2_64");
+    cubind_mock_begin("cublasZsymm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6513,7 +6513,7 @@ MOCK_API cublasStatus_t cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_
 
 MOCK_API cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasChemm_v2");
+    cubind_mock_begin("cublasChemm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6533,7 +6533,7 @@ MOCK_API cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasChemm_v2_64");
+    cubind_mock_begin("cublasChemm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6553,7 +6553,7 @@ MOCK_API cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_
 
 MOCK_API cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasZhemm_v2");
+    cubind_mock_begin("cublasZhemm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6573,7 +6573,7 @@ MOCK_API cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasZhemm_v2_64");
+    cubind_mock_begin("cublasZhemm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6593,7 +6593,7 @@ MOCK_API cublasStatus_t cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_
 
 MOCK_API cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb)
 {
-    cubind_mock_begin("cublasStrsm_v2");
+    cubind_mock_begin("cublasStrsm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6612,7 +6612,7 @@ MOCK_API cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb)
 {
-    cubind_mock_begin("cublasStrsm_v2_64");
+    cubind_mock_begin("cublasStrsm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6631,7 +6631,7 @@ MOCK_API cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_
 
 MOCK_API cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb)
 {
-    cubind_mock_begin("cublasDtrsm_v2");
+    cubind_mock_begin("cublasDtrsm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6650,7 +6650,7 @@ MOCK_API cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)
 {
-    cubind_mock_begin("cublasDtrsm_v2_64");
+    cubind_mock_begin("cublasDtrsm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6669,7 +6669,7 @@ MOCK_API cublasStatus_t cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
 
 MOCK_API cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)
 {
-    cubind_mock_begin("cublasCtrsm_v2");
+    cubind_mock_begin("cublasCtrsm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6688,7 +6688,7 @@ MOCK_API cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb)
 {
-    cubind_mock_begin("cublasCtrsm_v2_64");
+    cubind_mock_begin("cublasCtrsm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6707,7 +6707,7 @@ MOCK_API cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
 
 MOCK_API cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb)
 {
-    cubind_mock_begin("cublasZtrsm_v2");
+    cubind_mock_begin("cublasZtrsm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6726,7 +6726,7 @@ MOCK_API cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb)
 {
-    cubind_mock_begin("cublasZtrsm_v2_64");
+    cubind_mock_begin("cublasZtrsm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6745,7 +6745,7 @@ MOCK_API cublasStatus_t cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
 
 MOCK_API cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc)
 {
-    cubind_mock_begin("cublasStrmm_v2");
+    cubind_mock_begin("cublasStrmm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6766,7 +6766,7 @@ MOCK_API cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasStrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasStrmm_v2_64");
+    cubind_mock_begin("cublasStrmm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6787,7 +6787,7 @@ MOCK_API cublasStatus_t cublasStrmm_v2_64(cublasHandle_t handle, cublasSideMode_
 
 MOCK_API cublasStatus_t cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc)
 {
-    cubind_mock_begin("cublasDtrmm_v2");
+    cubind_mock_begin("cublasDtrmm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6808,7 +6808,7 @@ MOCK_API cublasStatus_t cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasDtrmm_v2_64");
+    cubind_mock_begin("cublasDtrmm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6829,7 +6829,7 @@ MOCK_API cublasStatus_t cublasDtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
 
 MOCK_API cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasCtrmm_v2");
+    cubind_mock_begin("cublasCtrmm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6850,7 +6850,7 @@ MOCK_API cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasCtrmm_v2_64");
+    cubind_mock_begin("cublasCtrmm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6871,7 +6871,7 @@ MOCK_API cublasStatus_t cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
 
 MOCK_API cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasZtrmm_v2");
+    cubind_mock_begin("cublasZtrmm_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6892,7 +6892,7 @@ MOCK_API cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasZtrmm_v2_64");
+    cubind_mock_begin("cublasZtrmm_v2_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -6913,7 +6913,7 @@ MOCK_API cublasStatus_t cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
 
 MOCK_API cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const Aarray[], int lda, const float *const Barray[], int ldb, const float *beta, float *const Carray[], int ldc, int batchCount)
 {
-    cubind_mock_begin("cublasSgemmBatched");
+    cubind_mock_begin("cublasSgemmBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -6935,7 +6935,7 @@ MOCK_API cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperatio
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const Aarray[], int64_t lda, const float *const Barray[], int64_t ldb, const float *beta, float *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cubind_mock_begin("cublasSgemmBatched_64");
+    cubind_mock_begin("cublasSgemmBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -6957,7 +6957,7 @@ MOCK_API cublasStatus_t cublasSgemmBatched_64(cublasHandle_t handle, cublasOpera
 
 MOCK_API cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const Aarray[], int lda, const double *const Barray[], int ldb, const double *beta, double *const Carray[], int ldc, int batchCount)
 {
-    cubind_mock_begin("cublasDgemmBatched");
+    cubind_mock_begin("cublasDgemmBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -6979,7 +6979,7 @@ MOCK_API cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperatio
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const Aarray[], int64_t lda, const double *const Barray[], int64_t ldb, const double *beta, double *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cubind_mock_begin("cublasDgemmBatched_64");
+    cubind_mock_begin("cublasDgemmBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7001,7 +7001,7 @@ MOCK_API cublasStatus_t cublasDgemmBatched_64(cublasHandle_t handle, cublasOpera
 
 MOCK_API cublasStatus_t cublasCgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount)
 {
-    cubind_mock_begin("cublasCgemmBatched");
+    cubind_mock_begin("cublasCgemmBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7023,7 +7023,7 @@ MOCK_API cublasStatus_t cublasCgemmBatched(cublasHandle_t handle, cublasOperatio
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cubind_mock_begin("cublasCgemmBatched_64");
+    cubind_mock_begin("cublasCgemmBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7045,7 +7045,7 @@ MOCK_API cublasStatus_t cublasCgemmBatched_64(cublasHandle_t handle, cublasOpera
 
 MOCK_API cublasStatus_t cublasCgemm3mBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount)
 {
-    cubind_mock_begin("cublasCgemm3mBatched");
+    cubind_mock_begin("cublasCgemm3mBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7067,7 +7067,7 @@ MOCK_API cublasStatus_t cublasCgemm3mBatched(cublasHandle_t handle, cublasOperat
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgemm3mBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cubind_mock_begin("cublasCgemm3mBatched_64");
+    cubind_mock_begin("cublasCgemm3mBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7089,7 +7089,7 @@ MOCK_API cublasStatus_t cublasCgemm3mBatched_64(cublasHandle_t handle, cublasOpe
 
 MOCK_API cublasStatus_t cublasZgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const Barray[], int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int ldc, int batchCount)
 {
-    cubind_mock_begin("cublasZgemmBatched");
+    cubind_mock_begin("cublasZgemmBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7111,7 +7111,7 @@ MOCK_API cublasStatus_t cublasZgemmBatched(cublasHandle_t handle, cublasOperatio
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const Barray[], int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cubind_mock_begin("cublasZgemmBatched_64");
+    cubind_mock_begin("cublasZgemmBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7133,7 +7133,7 @@ MOCK_API cublasStatus_t cublasZgemmBatched_64(cublasHandle_t handle, cublasOpera
 
 MOCK_API cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount)
 {
-    cubind_mock_begin("cublasSgemmStridedBatched");
+    cubind_mock_begin("cublasSgemmStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7158,7 +7158,7 @@ MOCK_API cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasO
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cubind_mock_begin("cublasSgemmStridedBatched_64");
+    cubind_mock_begin("cublasSgemmStridedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7183,7 +7183,7 @@ MOCK_API cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cubl
 
 MOCK_API cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount)
 {
-    cubind_mock_begin("cublasDgemmStridedBatched");
+    cubind_mock_begin("cublasDgemmStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7208,7 +7208,7 @@ MOCK_API cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasO
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cubind_mock_begin("cublasDgemmStridedBatched_64");
+    cubind_mock_begin("cublasDgemmStridedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7233,7 +7233,7 @@ MOCK_API cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cubl
 
 MOCK_API cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)
 {
-    cubind_mock_begin("cublasCgemmStridedBatched");
+    cubind_mock_begin("cublasCgemmStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7258,7 +7258,7 @@ MOCK_API cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasO
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cubind_mock_begin("cublasCgemmStridedBatched_64");
+    cubind_mock_begin("cublasCgemmStridedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7283,7 +7283,7 @@ MOCK_API cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cubl
 
 MOCK_API cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)
 {
-    cubind_mock_begin("cublasCgemm3mStridedBatched");
+    cubind_mock_begin("cublasCgemm3mStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7308,7 +7308,7 @@ MOCK_API cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cubla
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cubind_mock_begin("cublasCgemm3mStridedBatched_64");
+    cubind_mock_begin("cublasCgemm3mStridedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7333,7 +7333,7 @@ MOCK_API cublasStatus_t cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cu
 
 MOCK_API cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount)
 {
-    cubind_mock_begin("cublasZgemmStridedBatched");
+    cubind_mock_begin("cublasZgemmStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7358,7 +7358,7 @@ MOCK_API cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasO
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cubind_mock_begin("cublasZgemmStridedBatched_64");
+    cubind_mock_begin("cublasZgemmStridedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7383,7 +7383,7 @@ MOCK_API cublasStatus_t cublasZgemmStridedBatched_64(cublasHandle_t handle, cubl
 
 MOCK_API cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cubind_mock_begin("cublasGemmBatchedEx");
+    cubind_mock_begin("cublasGemmBatchedEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7410,7 +7410,7 @@ MOCK_API cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperati
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int64_t lda, const void *const Barray[], cudaDataType Btype, int64_t ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cubind_mock_begin("cublasGemmBatchedEx_64");
+    cubind_mock_begin("cublasGemmBatchedEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7437,7 +7437,7 @@ MOCK_API cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOper
 
 MOCK_API cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cubind_mock_begin("cublasGemmStridedBatchedEx");
+    cubind_mock_begin("cublasGemmStridedBatchedEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7467,7 +7467,7 @@ MOCK_API cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublas
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cubind_mock_begin("cublasGemmStridedBatchedEx_64");
+    cubind_mock_begin("cublasGemmStridedBatchedEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7497,7 +7497,7 @@ MOCK_API cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cub
 
 MOCK_API cublasStatus_t cublasSgemmGroupedBatched(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[])
 {
-    cubind_mock_begin("cublasSgemmGroupedBatched");
+    cubind_mock_begin("cublasSgemmGroupedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa_array, sizeof(const cublasOperation_t *));
     cubind_mock_arg(&transb_array, sizeof(const cublasOperation_t *));
@@ -7520,7 +7520,7 @@ MOCK_API cublasStatus_t cublasSgemmGroupedBatched(cublasHandle_t handle, const c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSgemmGroupedBatched_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[])
 {
-    cubind_mock_begin("cublasSgemmGroupedBatched_64");
+    cubind_mock_begin("cublasSgemmGroupedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa_array, sizeof(const cublasOperation_t *));
     cubind_mock_arg(&transb_array, sizeof(const cublasOperation_t *));
@@ -7543,7 +7543,7 @@ MOCK_API cublasStatus_t cublasSgemmGroupedBatched_64(cublasHandle_t handle, cons
 
 MOCK_API cublasStatus_t cublasDgemmGroupedBatched(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[])
 {
-    cubind_mock_begin("cublasDgemmGroupedBatched");
+    cubind_mock_begin("cublasDgemmGroupedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa_array, sizeof(const cublasOperation_t *));
     cubind_mock_arg(&transb_array, sizeof(const cublasOperation_t *));
@@ -7566,7 +7566,7 @@ MOCK_API cublasStatus_t cublasDgemmGroupedBatched(cublasHandle_t handle, const c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDgemmGroupedBatched_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[])
 {
-    cubind_mock_begin("cublasDgemmGroupedBatched_64");
+    cubind_mock_begin("cublasDgemmGroupedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa_array, sizeof(const cublasOperation_t *));
     cubind_mock_arg(&transb_array, sizeof(const cublasOperation_t *));
@@ -7589,7 +7589,7 @@ MOCK_API cublasStatus_t cublasDgemmGroupedBatched_64(cublasHandle_t handle, cons
 
 MOCK_API cublasStatus_t cublasGemmGroupedBatchedEx(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType)
 {
-    cubind_mock_begin("cublasGemmGroupedBatchedEx");
+    cubind_mock_begin("cublasGemmGroupedBatchedEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa_array, sizeof(const cublasOperation_t *));
     cubind_mock_arg(&transb_array, sizeof(const cublasOperation_t *));
@@ -7616,7 +7616,7 @@ MOCK_API cublasStatus_t cublasGemmGroupedBatchedEx(cublasHandle_t handle, const 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasGemmGroupedBatchedEx_64(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType)
 {
-    cubind_mock_begin("cublasGemmGroupedBatchedEx_64");
+    cubind_mock_begin("cublasGemmGroupedBatchedEx_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa_array, sizeof(const cublasOperation_t *));
     cubind_mock_arg(&transb_array, sizeof(const cublasOperation_t *));
@@ -7643,7 +7643,7 @@ MOCK_API cublasStatus_t cublasGemmGroupedBatchedEx_64(cublasHandle_t handle, con
 
 MOCK_API cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc)
 {
-    cubind_mock_begin("cublasSgeam");
+    cubind_mock_begin("cublasSgeam", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7663,7 +7663,7 @@ MOCK_API cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t tra
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasSgeam_64");
+    cubind_mock_begin("cublasSgeam_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7683,7 +7683,7 @@ MOCK_API cublasStatus_t cublasSgeam_64(cublasHandle_t handle, cublasOperation_t 
 
 MOCK_API cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc)
 {
-    cubind_mock_begin("cublasDgeam");
+    cubind_mock_begin("cublasDgeam", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7703,7 +7703,7 @@ MOCK_API cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t tra
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasDgeam_64");
+    cubind_mock_begin("cublasDgeam_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7723,7 +7723,7 @@ MOCK_API cublasStatus_t cublasDgeam_64(cublasHandle_t handle, cublasOperation_t 
 
 MOCK_API cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasCgeam");
+    cubind_mock_begin("cublasCgeam", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7743,7 +7743,7 @@ MOCK_API cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t tra
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasCgeam_64");
+    cubind_mock_begin("cublasCgeam_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7763,7 +7763,7 @@ MOCK_API cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t 
 
 MOCK_API cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasZgeam");
+    cubind_mock_begin("cublasZgeam", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7783,7 +7783,7 @@ MOCK_API cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t tra
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasZgeam_64");
+    cubind_mock_begin("cublasZgeam_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -7803,7 +7803,7 @@ MOCK_API cublasStatus_t cublasZgeam_64(cublasHandle_t handle, cublasOperation_t 
 
 MOCK_API cublasStatus_t cublasStrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const A[], int lda, float *const B[], int ldb, int batchCount)
 {
-    cubind_mock_begin("cublasStrsmBatched");
+    cubind_mock_begin("cublasStrsmBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -7823,7 +7823,7 @@ MOCK_API cublasStatus_t cublasStrsmBatched(cublasHandle_t handle, cublasSideMode
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasStrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const A[], int64_t lda, float *const B[], int64_t ldb, int64_t batchCount)
 {
-    cubind_mock_begin("cublasStrsmBatched_64");
+    cubind_mock_begin("cublasStrsmBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -7843,7 +7843,7 @@ MOCK_API cublasStatus_t cublasStrsmBatched_64(cublasHandle_t handle, cublasSideM
 
 MOCK_API cublasStatus_t cublasDtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const A[], int lda, double *const B[], int ldb, int batchCount)
 {
-    cubind_mock_begin("cublasDtrsmBatched");
+    cubind_mock_begin("cublasDtrsmBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -7863,7 +7863,7 @@ MOCK_API cublasStatus_t cublasDtrsmBatched(cublasHandle_t handle, cublasSideMode
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const A[], int64_t lda, double *const B[], int64_t ldb, int64_t batchCount)
 {
-    cubind_mock_begin("cublasDtrsmBatched_64");
+    cubind_mock_begin("cublasDtrsmBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -7883,7 +7883,7 @@ MOCK_API cublasStatus_t cublasDtrsmBatched_64(cublasHandle_t handle, cublasSideM
 
 MOCK_API cublasStatus_t cublasCtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const A[], int lda, cuComplex *const B[], int ldb, int batchCount)
 {
-    cubind_mock_begin("cublasCtrsmBatched");
+    cubind_mock_begin("cublasCtrsmBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -7903,7 +7903,7 @@ MOCK_API cublasStatus_t cublasCtrsmBatched(cublasHandle_t handle, cublasSideMode
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const A[], int64_t lda, cuComplex *const B[], int64_t ldb, int64_t batchCount)
 {
-    cubind_mock_begin("cublasCtrsmBatched_64");
+    cubind_mock_begin("cublasCtrsmBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -7923,7 +7923,7 @@ MOCK_API cublasStatus_t cublasCtrsmBatched_64(cublasHandle_t handle, cublasSideM
 
 MOCK_API cublasStatus_t cublasZtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const B[], int ldb, int batchCount)
 {
-    cubind_mock_begin("cublasZtrsmBatched");
+    cubind_mock_begin("cublasZtrsmBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -7943,7 +7943,7 @@ MOCK_API cublasStatus_t cublasZtrsmBatched(cublasHandle_t handle, cublasSideMode
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int64_t lda, cuDoubleComplex *const B[], int64_t ldb, int64_t batchCount)
 {
-    cubind_mock_begin("cublasZtrsmBatched_64");
+    cubind_mock_begin("cublasZtrsmBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -7963,7 +7963,7 @@ MOCK_API cublasStatus_t cublasZtrsmBatched_64(cublasHandle_t handle, cublasSideM
 
 MOCK_API cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)
 {
-    cubind_mock_begin("cublasSdgmm");
+    cubind_mock_begin("cublasSdgmm", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -7980,7 +7980,7 @@ MOCK_API cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasSdgmm_64");
+    cubind_mock_begin("cublasSdgmm_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -7997,7 +7997,7 @@ MOCK_API cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t m
 
 MOCK_API cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc)
 {
-    cubind_mock_begin("cublasDdgmm");
+    cubind_mock_begin("cublasDdgmm", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8014,7 +8014,7 @@ MOCK_API cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasDdgmm_64");
+    cubind_mock_begin("cublasDdgmm_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -8031,7 +8031,7 @@ MOCK_API cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t m
 
 MOCK_API cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasCdgmm");
+    cubind_mock_begin("cublasCdgmm", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8048,7 +8048,7 @@ MOCK_API cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasCdgmm_64");
+    cubind_mock_begin("cublasCdgmm_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -8065,7 +8065,7 @@ MOCK_API cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t m
 
 MOCK_API cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc)
 {
-    cubind_mock_begin("cublasZdgmm");
+    cubind_mock_begin("cublasZdgmm", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8082,7 +8082,7 @@ MOCK_API cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasZdgmm_64");
+    cubind_mock_begin("cublasZdgmm_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -8099,7 +8099,7 @@ MOCK_API cublasStatus_t cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t m
 
 MOCK_API cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const float *const A[], int lda, float *const Ainv[], int lda_inv, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasSmatinvBatched");
+    cubind_mock_begin("cublasSmatinvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(const float *const *));
@@ -8114,7 +8114,7 @@ MOCK_API cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const double *const A[], int lda, double *const Ainv[], int lda_inv, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasDmatinvBatched");
+    cubind_mock_begin("cublasDmatinvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(const double *const *));
@@ -8129,7 +8129,7 @@ MOCK_API cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const
 
 MOCK_API cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, cuComplex *const Ainv[], int lda_inv, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasCmatinvBatched");
+    cubind_mock_begin("cublasCmatinvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(const cuComplex *const *));
@@ -8144,7 +8144,7 @@ MOCK_API cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const Ainv[], int lda_inv, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasZmatinvBatched");
+    cubind_mock_begin("cublasZmatinvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(const cuDoubleComplex *const *));
@@ -8159,7 +8159,7 @@ MOCK_API cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const
 
 MOCK_API cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n, float *const Aarray[], int lda, float *const TauArray[], int *info, int batchSize)
 {
-    cubind_mock_begin("cublasSgeqrfBatched");
+    cubind_mock_begin("cublasSgeqrfBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8174,7 +8174,7 @@ MOCK_API cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n, double *const Aarray[], int lda, double *const TauArray[], int *info, int batchSize)
 {
-    cubind_mock_begin("cublasDgeqrfBatched");
+    cubind_mock_begin("cublasDgeqrfBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8189,7 +8189,7 @@ MOCK_API cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n,
 
 MOCK_API cublasStatus_t cublasCgeqrfBatched(cublasHandle_t handle, int m, int n, cuComplex *const Aarray[], int lda, cuComplex *const TauArray[], int *info, int batchSize)
 {
-    cubind_mock_begin("cublasCgeqrfBatched");
+    cubind_mock_begin("cublasCgeqrfBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8204,7 +8204,7 @@ MOCK_API cublasStatus_t cublasCgeqrfBatched(cublasHandle_t handle, int m, int n,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgeqrfBatched(cublasHandle_t handle, int m, int n, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const TauArray[], int *info, int batchSize)
 {
-    cubind_mock_begin("cublasZgeqrfBatched");
+    cubind_mock_begin("cublasZgeqrfBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8219,7 +8219,7 @@ MOCK_API cublasStatus_t cublasZgeqrfBatched(cublasHandle_t handle, int m, int n,
 
 MOCK_API cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const Aarray[], int lda, float *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
 {
-    cubind_mock_begin("cublasSgelsBatched");
+    cubind_mock_begin("cublasSgelsBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8238,7 +8238,7 @@ MOCK_API cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperatio
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const Aarray[], int lda, double *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
 {
-    cubind_mock_begin("cublasDgelsBatched");
+    cubind_mock_begin("cublasDgelsBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8257,7 +8257,7 @@ MOCK_API cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperatio
 
 MOCK_API cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const Aarray[], int lda, cuComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
 {
-    cubind_mock_begin("cublasCgelsBatched");
+    cubind_mock_begin("cublasCgelsBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8276,7 +8276,7 @@ MOCK_API cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperatio
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
 {
-    cubind_mock_begin("cublasZgelsBatched");
+    cubind_mock_begin("cublasZgelsBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8295,7 +8295,7 @@ MOCK_API cublasStatus_t cublasZgelsBatched(cublasHandle_t handle, cublasOperatio
 
 MOCK_API cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda)
 {
-    cubind_mock_begin("cublasStpttr");
+    cubind_mock_begin("cublasStpttr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -8308,7 +8308,7 @@ MOCK_API cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t upl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda)
 {
-    cubind_mock_begin("cublasDtpttr");
+    cubind_mock_begin("cublasDtpttr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -8321,7 +8321,7 @@ MOCK_API cublasStatus_t cublasDtpttr(cublasHandle_t handle, cublasFillMode_t upl
 
 MOCK_API cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda)
 {
-    cubind_mock_begin("cublasCtpttr");
+    cubind_mock_begin("cublasCtpttr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -8334,7 +8334,7 @@ MOCK_API cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t upl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda)
 {
-    cubind_mock_begin("cublasZtpttr");
+    cubind_mock_begin("cublasZtpttr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -8347,7 +8347,7 @@ MOCK_API cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t upl
 
 MOCK_API cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP)
 {
-    cubind_mock_begin("cublasStrttp");
+    cubind_mock_begin("cublasStrttp", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -8360,7 +8360,7 @@ MOCK_API cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t upl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)
 {
-    cubind_mock_begin("cublasDtrttp");
+    cubind_mock_begin("cublasDtrttp", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -8373,7 +8373,7 @@ MOCK_API cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t upl
 
 MOCK_API cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP)
 {
-    cubind_mock_begin("cublasCtrttp");
+    cubind_mock_begin("cublasCtrttp", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -8386,7 +8386,7 @@ MOCK_API cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t upl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP)
 {
-    cubind_mock_begin("cublasZtrttp");
+    cubind_mock_begin("cublasZtrttp", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -8399,7 +8399,7 @@ MOCK_API cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t upl
 
 MOCK_API cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float *const A[], int lda, int *P, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasSgetrfBatched");
+    cubind_mock_begin("cublasSgetrfBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(float *const *));
@@ -8413,7 +8413,7 @@ MOCK_API cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double *const A[], int lda, int *P, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasDgetrfBatched");
+    cubind_mock_begin("cublasDgetrfBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(double *const *));
@@ -8427,7 +8427,7 @@ MOCK_API cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double
 
 MOCK_API cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComplex *const A[], int lda, int *P, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasCgetrfBatched");
+    cubind_mock_begin("cublasCgetrfBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *const *));
@@ -8441,7 +8441,7 @@ MOCK_API cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoubleComplex *const A[], int lda, int *P, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasZgetrfBatched");
+    cubind_mock_begin("cublasZgetrfBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *const *));
@@ -8455,7 +8455,7 @@ MOCK_API cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoub
 
 MOCK_API cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const float *const A[], int lda, const int *P, float *const C[], int ldc, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasSgetriBatched");
+    cubind_mock_begin("cublasSgetriBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(const float *const *));
@@ -8471,7 +8471,7 @@ MOCK_API cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const double *const A[], int lda, const int *P, double *const C[], int ldc, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasDgetriBatched");
+    cubind_mock_begin("cublasDgetriBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(const double *const *));
@@ -8487,7 +8487,7 @@ MOCK_API cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const 
 
 MOCK_API cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, const int *P, cuComplex *const C[], int ldc, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasCgetriBatched");
+    cubind_mock_begin("cublasCgetriBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(const cuComplex *const *));
@@ -8503,7 +8503,7 @@ MOCK_API cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, const int *P, cuDoubleComplex *const C[], int ldc, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasZgetriBatched");
+    cubind_mock_begin("cublasZgetriBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(const cuDoubleComplex *const *));
@@ -8519,7 +8519,7 @@ MOCK_API cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const 
 
 MOCK_API cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const Aarray[], int lda, const int *devIpiv, float *const Barray[], int ldb, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasSgetrsBatched");
+    cubind_mock_begin("cublasSgetrsBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -8537,7 +8537,7 @@ MOCK_API cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperati
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const Aarray[], int lda, const int *devIpiv, double *const Barray[], int ldb, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasDgetrsBatched");
+    cubind_mock_begin("cublasDgetrsBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -8555,7 +8555,7 @@ MOCK_API cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperati
 
 MOCK_API cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const Aarray[], int lda, const int *devIpiv, cuComplex *const Barray[], int ldb, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasCgetrsBatched");
+    cubind_mock_begin("cublasCgetrsBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -8573,7 +8573,7 @@ MOCK_API cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperati
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasZgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const Aarray[], int lda, const int *devIpiv, cuDoubleComplex *const Barray[], int ldb, int *info, int batchSize)
 {
-    cubind_mock_begin("cublasZgetrsBatched");
+    cubind_mock_begin("cublasZgetrsBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -8591,7 +8591,7 @@ MOCK_API cublasStatus_t cublasZgetrsBatched(cublasHandle_t handle, cublasOperati
 
 MOCK_API cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift)
 {
-    cubind_mock_begin("cublasUint8gemmBias");
+    cubind_mock_begin("cublasUint8gemmBias", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -8616,7 +8616,7 @@ MOCK_API cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperati
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasHSHgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, __half *const yarray[], int incy, int batchCount)
 {
-    cubind_mock_begin("cublasHSHgemvBatched");
+    cubind_mock_begin("cublasHSHgemvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8636,7 +8636,7 @@ MOCK_API cublasStatus_t cublasHSHgemvBatched(cublasHandle_t handle, cublasOperat
 
 MOCK_API cublasStatus_t cublasHSHgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, __half *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind_mock_begin("cublasHSHgemvBatched_64");
+    cubind_mock_begin("cublasHSHgemvBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -8656,7 +8656,7 @@ MOCK_API cublasStatus_t cublasHSHgemvBatched_64(cublasHandle_t handle, cublasOpe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasHSSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount)
 {
-    cubind_mock_begin("cublasHSSgemvBatched");
+    cubind_mock_begin("cublasHSSgemvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8676,7 +8676,7 @@ MOCK_API cublasStatus_t cublasHSSgemvBatched(cublasHandle_t handle, cublasOperat
 
 MOCK_API cublasStatus_t cublasHSSgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind_mock_begin("cublasHSSgemvBatched_64");
+    cubind_mock_begin("cublasHSSgemvBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -8696,7 +8696,7 @@ MOCK_API cublasStatus_t cublasHSSgemvBatched_64(cublasHandle_t handle, cublasOpe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasTSTgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, __nv_bfloat16 *const yarray[], int incy, int batchCount)
 {
-    cubind_mock_begin("cublasTSTgemvBatched");
+    cubind_mock_begin("cublasTSTgemvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8716,7 +8716,7 @@ MOCK_API cublasStatus_t cublasTSTgemvBatched(cublasHandle_t handle, cublasOperat
 
 MOCK_API cublasStatus_t cublasTSTgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, __nv_bfloat16 *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind_mock_begin("cublasTSTgemvBatched_64");
+    cubind_mock_begin("cublasTSTgemvBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -8736,7 +8736,7 @@ MOCK_API cublasStatus_t cublasTSTgemvBatched_64(cublasHandle_t handle, cublasOpe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasTSSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount)
 {
-    cubind_mock_begin("cublasTSSgemvBatched");
+    cubind_mock_begin("cublasTSSgemvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8756,7 +8756,7 @@ MOCK_API cublasStatus_t cublasTSSgemvBatched(cublasHandle_t handle, cublasOperat
 
 MOCK_API cublasStatus_t cublasTSSgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cubind_mock_begin("cublasTSSgemvBatched_64");
+    cubind_mock_begin("cublasTSSgemvBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -8776,7 +8776,7 @@ MOCK_API cublasStatus_t cublasTSSgemvBatched_64(cublasHandle_t handle, cublasOpe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasHSHgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, __half *y, int incy, long long stridey, int batchCount)
 {
-    cubind_mock_begin("cublasHSHgemvStridedBatched");
+    cubind_mock_begin("cublasHSHgemvStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8799,7 +8799,7 @@ MOCK_API cublasStatus_t cublasHSHgemvStridedBatched(cublasHandle_t handle, cubla
 
 MOCK_API cublasStatus_t cublasHSHgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, __half *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind_mock_begin("cublasHSHgemvStridedBatched_64");
+    cubind_mock_begin("cublasHSHgemvStridedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -8822,7 +8822,7 @@ MOCK_API cublasStatus_t cublasHSHgemvStridedBatched_64(cublasHandle_t handle, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasHSSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)
 {
-    cubind_mock_begin("cublasHSSgemvStridedBatched");
+    cubind_mock_begin("cublasHSSgemvStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8845,7 +8845,7 @@ MOCK_API cublasStatus_t cublasHSSgemvStridedBatched(cublasHandle_t handle, cubla
 
 MOCK_API cublasStatus_t cublasHSSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind_mock_begin("cublasHSSgemvStridedBatched_64");
+    cubind_mock_begin("cublasHSSgemvStridedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -8868,7 +8868,7 @@ MOCK_API cublasStatus_t cublasHSSgemvStridedBatched_64(cublasHandle_t handle, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasTSTgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, __nv_bfloat16 *y, int incy, long long stridey, int batchCount)
 {
-    cubind_mock_begin("cublasTSTgemvStridedBatched");
+    cubind_mock_begin("cublasTSTgemvStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8891,7 +8891,7 @@ MOCK_API cublasStatus_t cublasTSTgemvStridedBatched(cublasHandle_t handle, cubla
 
 MOCK_API cublasStatus_t cublasTSTgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, __nv_bfloat16 *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind_mock_begin("cublasTSTgemvStridedBatched_64");
+    cubind_mock_begin("cublasTSTgemvStridedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -8914,7 +8914,7 @@ MOCK_API cublasStatus_t cublasTSTgemvStridedBatched_64(cublasHandle_t handle, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasTSSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)
 {
-    cubind_mock_begin("cublasTSSgemvStridedBatched");
+    cubind_mock_begin("cublasTSSgemvStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -8937,7 +8937,7 @@ MOCK_API cublasStatus_t cublasTSSgemvStridedBatched(cublasHandle_t handle, cubla
 
 MOCK_API cublasStatus_t cublasTSSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cubind_mock_begin("cublasTSSgemvStridedBatched_64");
+    cubind_mock_begin("cublasTSSgemvStridedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -8960,7 +8960,7 @@ MOCK_API cublasStatus_t cublasTSSgemvStridedBatched_64(cublasHandle_t handle, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, const __half *B, int ldb, const __half *beta, __half *C, int ldc)
 {
-    cubind_mock_begin("cublasHgemm");
+    cubind_mock_begin("cublasHgemm", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -8981,7 +8981,7 @@ MOCK_API cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t tra
 
 MOCK_API cublasStatus_t cublasHgemm_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, const __half *B, int64_t ldb, const __half *beta, __half *C, int64_t ldc)
 {
-    cubind_mock_begin("cublasHgemm_64");
+    cubind_mock_begin("cublasHgemm_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -9002,7 +9002,7 @@ MOCK_API cublasStatus_t cublasHgemm_64(cublasHandle_t handle, cublasOperation_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasHgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *const Aarray[], int lda, const __half *const Barray[], int ldb, const __half *beta, __half *const Carray[], int ldc, int batchCount)
 {
-    cubind_mock_begin("cublasHgemmBatched");
+    cubind_mock_begin("cublasHgemmBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -9024,7 +9024,7 @@ MOCK_API cublasStatus_t cublasHgemmBatched(cublasHandle_t handle, cublasOperatio
 
 MOCK_API cublasStatus_t cublasHgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *const Aarray[], int64_t lda, const __half *const Barray[], int64_t ldb, const __half *beta, __half *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cubind_mock_begin("cublasHgemmBatched_64");
+    cubind_mock_begin("cublasHgemmBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -9046,7 +9046,7 @@ MOCK_API cublasStatus_t cublasHgemmBatched_64(cublasHandle_t handle, cublasOpera
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, long long strideA, const __half *B, int ldb, long long strideB, const __half *beta, __half *C, int ldc, long long strideC, int batchCount)
 {
-    cubind_mock_begin("cublasHgemmStridedBatched");
+    cubind_mock_begin("cublasHgemmStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));
@@ -9071,7 +9071,7 @@ MOCK_API cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t handle, cublasO
 
 MOCK_API cublasStatus_t cublasHgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cubind_mock_begin("cublasHgemmStridedBatched_64");
+    cubind_mock_begin("cublasHgemmStridedBatched_64", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&transa, sizeof(cublasOperation_t));
     cubind_mock_arg(&transb, sizeof(cublasOperation_t));

@@ -15,7 +15,7 @@
 
 MOCK_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
-    cubind_mock_begin("cublasLtCreate");
+    cubind_mock_begin("cublasLtCreate", __builtin_return_address(0));
     cubind_mock_arg(&lightHandle, sizeof(cublasLtHandle_t *));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -23,7 +23,7 @@ MOCK_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)
 {
-    cubind_mock_begin("cublasLtDestroy");
+    cubind_mock_begin("cublasLtDestroy", __builtin_return_address(0));
     cubind_mock_arg(&lightHandle, sizeof(cublasLtHandle_t));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -31,7 +31,7 @@ MOCK_API cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)
 
 MOCK_API const char *cublasLtGetStatusName(cublasStatus_t status)
 {
-    cubind_mock_begin("cublasLtGetStatusName");
+    cubind_mock_begin("cublasLtGetStatusName", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cublasStatus_t));
     return (const char *)cubind_mock_return();
 }
@@ -39,7 +39,7 @@ MOCK_API const char *cublasLtGetStatusName(cublasStatus_t status)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API const char *cublasLtGetStatusString(cublasStatus_t status)
 {
-    cubind_mock_begin("cublasLtGetStatusString");
+    cubind_mock_begin("cublasLtGetStatusString", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cublasStatus_t));
     return (const char *)cubind_mock_return();
 }
@@ -47,21 +47,21 @@ MOCK_API const char *cublasLtGetStatusString(cublasStatus_t status)
 
 MOCK_API size_t cublasLtGetVersion(void)
 {
-    cubind_mock_begin("cublasLtGetVersion");
+    cubind_mock_begin("cublasLtGetVersion", __builtin_return_address(0));
     return (size_t)cubind_mock_return();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API size_t cublasLtGetCudartVersion(void)
 {
-    cubind_mock_begin("cublasLtGetCudartVersion");
+    cubind_mock_begin("cublasLtGetCudartVersion", __builtin_return_address(0));
     return (size_t)cubind_mock_return();
 }
 #endif
 
 MOCK_API cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)
 {
-    cubind_mock_begin("cublasLtGetProperty");
+    cubind_mock_begin("cublasLtGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) {
@@ -74,7 +74,7 @@ MOCK_API cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
 {
-    cubind_mock_begin("cublasLtHeuristicsCacheGetCapacity");
+    cubind_mock_begin("cublasLtHeuristicsCacheGetCapacity", __builtin_return_address(0));
     cubind_mock_arg(&capacity, sizeof(size_t *));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -82,7 +82,7 @@ MOCK_API cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
 
 MOCK_API cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)
 {
-    cubind_mock_begin("cublasLtHeuristicsCacheSetCapacity");
+    cubind_mock_begin("cublasLtHeuristicsCacheSetCapacity", __builtin_return_address(0));
     cubind_mock_arg(&capacity, sizeof(size_t));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -90,7 +90,7 @@ MOCK_API cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)
 {
-    cubind_mock_begin("cublasLtDisableCpuInstructionsSetMask");
+    cubind_mock_begin("cublasLtDisableCpuInstructionsSetMask", __builtin_return_address(0));
     cubind_mock_arg(&mask, sizeof(unsigned int));
     return (unsigned int)cubind_mock_return();
 }
@@ -98,7 +98,7 @@ MOCK_API unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)
 
 MOCK_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
-    cubind_mock_begin("cublasLtMatmul");
+    cubind_mock_begin("cublasLtMatmul", __builtin_return_address(0));
     cubind_mock_arg(&lightHandle, sizeof(cublasLtHandle_t));
     cubind_mock_arg(&computeDesc, sizeof(cublasLtMatmulDesc_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -121,7 +121,7 @@ MOCK_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMat
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
-    cubind_mock_begin("cublasLtMatrixTransform");
+    cubind_mock_begin("cublasLtMatrixTransform", __builtin_return_address(0));
     cubind_mock_arg(&lightHandle, sizeof(cublasLtHandle_t));
     cubind_mock_arg(&transformDesc, sizeof(cublasLtMatrixTransformDesc_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -139,7 +139,7 @@ MOCK_API cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cu
 
 MOCK_API cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    cubind_mock_begin("cublasLtMatrixLayoutInit_internal");
+    cubind_mock_begin("cublasLtMatrixLayoutInit_internal", __builtin_return_address(0));
     cubind_mock_arg(&matLayout, sizeof(cublasLtMatrixLayout_t));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&type, sizeof(cudaDataType));
@@ -152,7 +152,7 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    cubind_mock_begin("cublasLtMatrixLayoutCreate");
+    cubind_mock_begin("cublasLtMatrixLayoutCreate", __builtin_return_address(0));
     cubind_mock_arg(&matLayout, sizeof(cublasLtMatrixLayout_t *));
     cubind_mock_arg(&type, sizeof(cudaDataType));
     cubind_mock_arg(&rows, sizeof(uint64_t));
@@ -164,7 +164,7 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLa
 
 MOCK_API cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
 {
-    cubind_mock_begin("cublasLtMatrixLayoutDestroy");
+    cubind_mock_begin("cublasLtMatrixLayoutDestroy", __builtin_return_address(0));
     cubind_mock_arg(&matLayout, sizeof(cublasLtMatrixLayout_t));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -172,7 +172,7 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind_mock_begin("cublasLtMatrixLayoutSetAttribute");
+    cubind_mock_begin("cublasLtMatrixLayoutSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&matLayout, sizeof(cublasLtMatrixLayout_t));
     cubind_mock_arg(&attr, sizeof(cublasLtMatrixLayoutAttribute_t));
     cubind_mock_arg(&buf, sizeof(const void *));
@@ -183,7 +183,7 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t 
 
 MOCK_API cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind_mock_begin("cublasLtMatrixLayoutGetAttribute");
+    cubind_mock_begin("cublasLtMatrixLayoutGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&matLayout, sizeof(cublasLtMatrixLayout_t));
     cubind_mock_arg(&attr, sizeof(cublasLtMatrixLayoutAttribute_t));
     cubind_mock_arg(&buf, sizeof(void *));
@@ -195,7 +195,7 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    cubind_mock_begin("cublasLtMatmulDescInit_internal");
+    cubind_mock_begin("cublasLtMatmulDescInit_internal", __builtin_return_address(0));
     cubind_mock_arg(&matmulDesc, sizeof(cublasLtMatmulDesc_t));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&computeType, sizeof(cublasComputeType_t));
@@ -206,7 +206,7 @@ MOCK_API cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t mat
 
 MOCK_API cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    cubind_mock_begin("cublasLtMatmulDescCreate");
+    cubind_mock_begin("cublasLtMatmulDescCreate", __builtin_return_address(0));
     cubind_mock_arg(&matmulDesc, sizeof(cublasLtMatmulDesc_t *));
     cubind_mock_arg(&computeType, sizeof(cublasComputeType_t));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType_t));
@@ -216,7 +216,7 @@ MOCK_API cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDes
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
 {
-    cubind_mock_begin("cublasLtMatmulDescDestroy");
+    cubind_mock_begin("cublasLtMatmulDescDestroy", __builtin_return_address(0));
     cubind_mock_arg(&matmulDesc, sizeof(cublasLtMatmulDesc_t));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -224,7 +224,7 @@ MOCK_API cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDes
 
 MOCK_API cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind_mock_begin("cublasLtMatmulDescSetAttribute");
+    cubind_mock_begin("cublasLtMatmulDescSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&matmulDesc, sizeof(cublasLtMatmulDesc_t));
     cubind_mock_arg(&attr, sizeof(cublasLtMatmulDescAttributes_t));
     cubind_mock_arg(&buf, sizeof(const void *));
@@ -235,7 +235,7 @@ MOCK_API cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matm
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind_mock_begin("cublasLtMatmulDescGetAttribute");
+    cubind_mock_begin("cublasLtMatmulDescGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&matmulDesc, sizeof(cublasLtMatmulDesc_t));
     cubind_mock_arg(&attr, sizeof(cublasLtMatmulDescAttributes_t));
     cubind_mock_arg(&buf, sizeof(void *));
@@ -247,7 +247,7 @@ MOCK_API cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matm
 
 MOCK_API cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
-    cubind_mock_begin("cublasLtMatrixTransformDescInit_internal");
+    cubind_mock_begin("cublasLtMatrixTransformDescInit_internal", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cublasLtMatrixTransformDesc_t));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType));
@@ -257,7 +257,7 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixT
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
-    cubind_mock_begin("cublasLtMatrixTransformDescCreate");
+    cubind_mock_begin("cublasLtMatrixTransformDescCreate", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cublasLtMatrixTransformDesc_t *));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType));
     return (cublasStatus_t)cubind_mock_status();
@@ -266,7 +266,7 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransfor
 
 MOCK_API cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
-    cubind_mock_begin("cublasLtMatrixTransformDescDestroy");
+    cubind_mock_begin("cublasLtMatrixTransformDescDestroy", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cublasLtMatrixTransformDesc_t));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -274,7 +274,7 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransfo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind_mock_begin("cublasLtMatrixTransformDescSetAttribute");
+    cubind_mock_begin("cublasLtMatrixTransformDescSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cublasLtMatrixTransformDesc_t));
     cubind_mock_arg(&attr, sizeof(cublasLtMatrixTransformDescAttributes_t));
     cubind_mock_arg(&buf, sizeof(const void *));
@@ -285,7 +285,7 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTr
 
 MOCK_API cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind_mock_begin("cublasLtMatrixTransformDescGetAttribute");
+    cubind_mock_begin("cublasLtMatrixTransformDescGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cublasLtMatrixTransformDesc_t));
     cubind_mock_arg(&attr, sizeof(cublasLtMatrixTransformDescAttributes_t));
     cubind_mock_arg(&buf, sizeof(void *));
@@ -297,7 +297,7 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
-    cubind_mock_begin("cublasLtEmulationDescInit_internal");
+    cubind_mock_begin("cublasLtEmulationDescInit_internal", __builtin_return_address(0));
     cubind_mock_arg(&emulationDesc, sizeof(cublasLtEmulationDesc_t));
     cubind_mock_arg(&size, sizeof(size_t));
     return (cublasStatus_t)cubind_mock_status();
@@ -306,7 +306,7 @@ MOCK_API cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc
 
 MOCK_API cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
 {
-    cubind_mock_begin("cublasLtEmulationDescCreate");
+    cubind_mock_begin("cublasLtEmulationDescCreate", __builtin_return_address(0));
     cubind_mock_arg(&emulationDesc, sizeof(cublasLtEmulationDesc_t *));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -314,7 +314,7 @@ MOCK_API cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
 {
-    cubind_mock_begin("cublasLtEmulationDescDestroy");
+    cubind_mock_begin("cublasLtEmulationDescDestroy", __builtin_return_address(0));
     cubind_mock_arg(&emulationDesc, sizeof(cublasLtEmulationDesc_t));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -322,7 +322,7 @@ MOCK_API cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emu
 
 MOCK_API cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind_mock_begin("cublasLtEmulationDescSetAttribute");
+    cubind_mock_begin("cublasLtEmulationDescSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&emulationDesc, sizeof(cublasLtEmulationDesc_t));
     cubind_mock_arg(&attr, sizeof(cublasLtEmulationDescAttributes_t));
     cubind_mock_arg(&buf, sizeof(const void *));
@@ -333,7 +333,7 @@ MOCK_API cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind_mock_begin("cublasLtEmulationDescGetAttribute");
+    cubind_mock_begin("cublasLtEmulationDescGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&emulationDesc, sizeof(cublasLtEmulationDesc_t));
     cubind_mock_arg(&attr, sizeof(cublasLtEmulationDescAttributes_t));
     cubind_mock_arg(&buf, sizeof(void *));
@@ -345,7 +345,7 @@ MOCK_API cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_
 
 MOCK_API cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
-    cubind_mock_begin("cublasLtMatmulPreferenceInit_internal");
+    cubind_mock_begin("cublasLtMatmulPreferenceInit_internal", __builtin_return_address(0));
     cubind_mock_arg(&pref, sizeof(cublasLtMatmulPreference_t));
     cubind_mock_arg(&size, sizeof(size_t));
     return (cublasStatus_t)cubind_mock_status();
@@ -354,7 +354,7 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPref
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
 {
-    cubind_mock_begin("cublasLtMatmulPreferenceCreate");
+    cubind_mock_begin("cublasLtMatmulPreferenceCreate", __builtin_return_address(0));
     cubind_mock_arg(&pref, sizeof(cublasLtMatmulPreference_t *));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -362,7 +362,7 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_
 
 MOCK_API cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
 {
-    cubind_mock_begin("cublasLtMatmulPreferenceDestroy");
+    cubind_mock_begin("cublasLtMatmulPreferenceDestroy", __builtin_return_address(0));
     cubind_mock_arg(&pref, sizeof(cublasLtMatmulPreference_t));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -370,7 +370,7 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind_mock_begin("cublasLtMatmulPreferenceSetAttribute");
+    cubind_mock_begin("cublasLtMatmulPreferenceSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&pref, sizeof(cublasLtMatmulPreference_t));
     cubind_mock_arg(&attr, sizeof(cublasLtMatmulPreferenceAttributes_t));
     cubind_mock_arg(&buf, sizeof(const void *));
@@ -381,7 +381,7 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPrefe
 
 MOCK_API cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind_mock_begin("cublasLtMatmulPreferenceGetAttribute");
+    cubind_mock_begin("cublasLtMatmulPreferenceGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&pref, sizeof(cublasLtMatmulPreference_t));
     cubind_mock_arg(&attr, sizeof(cublasLtMatmulPreferenceAttributes_t));
     cubind_mock_arg(&buf, sizeof(void *));
@@ -393,7 +393,7 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPrefe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
-    cubind_mock_begin("cublasLtMatmulAlgoGetHeuristic");
+    cubind_mock_begin("cublasLtMatmulAlgoGetHeuristic", __builtin_return_address(0));
     cubind_mock_arg(&lightHandle, sizeof(cublasLtHandle_t));
     cubind_mock_arg(&operationDesc, sizeof(cublasLtMatmulDesc_t));
     cubind_mock_arg(&Adesc, sizeof(cublasLtMatrixLayout_t));
@@ -410,7 +410,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHan
 
 MOCK_API cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
-    cubind_mock_begin("cublasLtMatmulAlgoGetIds");
+    cubind_mock_begin("cublasLtMatmulAlgoGetIds", __builtin_return_address(0));
     cubind_mock_arg(&lightHandle, sizeof(cublasLtHandle_t));
     cubind_mock_arg(&computeType, sizeof(cublasComputeType_t));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType_t));
@@ -427,7 +427,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
-    cubind_mock_begin("cublasLtMatmulAlgoInit");
+    cubind_mock_begin("cublasLtMatmulAlgoInit", __builtin_return_address(0));
     cubind_mock_arg(&lightHandle, sizeof(cublasLtHandle_t));
     cubind_mock_arg(&computeType, sizeof(cublasComputeType_t));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType_t));
@@ -443,7 +443,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cub
 
 MOCK_API cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
-    cubind_mock_begin("cublasLtMatmulAlgoCheck");
+    cubind_mock_begin("cublasLtMatmulAlgoCheck", __builtin_return_address(0));
     cubind_mock_arg(&lightHandle, sizeof(cublasLtHandle_t));
     cubind_mock_arg(&operationDesc, sizeof(cublasLtMatmulDesc_t));
     cubind_mock_arg(&Adesc, sizeof(cublasLtMatrixLayout_t));
@@ -458,7 +458,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind_mock_begin("cublasLtMatmulAlgoCapGetAttribute");
+    cubind_mock_begin("cublasLtMatmulAlgoCapGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&algo, sizeof(const cublasLtMatmulAlgo_t *));
     cubind_mock_arg(&attr, sizeof(cublasLtMatmulAlgoCapAttributes_t));
     cubind_mock_arg(&buf, sizeof(void *));
@@ -470,7 +470,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAl
 
 MOCK_API cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind_mock_begin("cublasLtMatmulAlgoConfigSetAttribute");
+    cubind_mock_begin("cublasLtMatmulAlgoConfigSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&algo, sizeof(cublasLtMatmulAlgo_t *));
     cubind_mock_arg(&attr, sizeof(cublasLtMatmulAlgoConfigAttributes_t));
     cubind_mock_arg(&buf, sizeof(const void *));
@@ -481,7 +481,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind_mock_begin("cublasLtMatmulAlgoConfigGetAttribute");
+    cubind_mock_begin("cublasLtMatmulAlgoConfigGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&algo, sizeof(const cublasLtMatmulAlgo_t *));
     cubind_mock_arg(&attr, sizeof(cublasLtMatmulAlgoConfigAttributes_t));
     cubind_mock_arg(&buf, sizeof(void *));
@@ -493,7 +493,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmu
 
 MOCK_API cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
 {
-    cubind_mock_begin("cublasLtLoggerSetCallback");
+    cubind_mock_begin("cublasLtLoggerSetCallback", __builtin_return_address(0));
     cubind_mock_arg(&callback, sizeof(cublasLtLoggerCallback_t));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -501,7 +501,7 @@ MOCK_API cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callb
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtLoggerSetFile(FILE *file)
 {
-    cubind_mock_begin("cublasLtLoggerSetFile");
+    cubind_mock_begin("cublasLtLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -509,7 +509,7 @@ MOCK_API cublasStatus_t cublasLtLoggerSetFile(FILE *file)
 
 MOCK_API cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)
 {
-    cubind_mock_begin("cublasLtLoggerOpenFile");
+    cubind_mock_begin("cublasLtLoggerOpenFile", __builtin_return_address(0));
     cubind_mock_arg(&logFile, sizeof(const char *));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -517,7 +517,7 @@ MOCK_API cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtLoggerSetLevel(int level)
 {
-    cubind_mock_begin("cublasLtLoggerSetLevel");
+    cubind_mock_begin("cublasLtLoggerSetLevel", __builtin_return_address(0));
     cubind_mock_arg(&level, sizeof(int));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -525,7 +525,7 @@ MOCK_API cublasStatus_t cublasLtLoggerSetLevel(int level)
 
 MOCK_API cublasStatus_t cublasLtLoggerSetMask(int mask)
 {
-    cubind_mock_begin("cublasLtLoggerSetMask");
+    cubind_mock_begin("cublasLtLoggerSetMask", __builtin_return_address(0));
     cubind_mock_arg(&mask, sizeof(int));
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -533,7 +533,7 @@ MOCK_API cublasStatus_t cublasLtLoggerSetMask(int mask)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cublasStatus_t cublasLtLoggerForceDisable(void)
 {
-    cubind_mock_begin("cublasLtLoggerForceDisable");
+    cubind_mock_begin("cublasLtLoggerForceDisable", __builtin_return_address(0));
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif

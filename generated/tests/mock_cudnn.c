@@ -15,7 +15,7 @@
 
 MOCK_API size_t cudnnGetVersion(void)
 {
-    cubind_mock_begin("cudnnGetVersion");
+    cubind_mock_begin("cudnnGetVersion", __builtin_return_address(0));
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcudnn reports it (encoded) */
         long long mock_value = 0;
@@ -37,21 +37,21 @@ MOCK_API size_t cudnnGetVersion(void)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API size_t cudnnGetMaxDeviceVersion(void)
 {
-    cubind_mock_begin("cudnnGetMaxDeviceVersion");
+    cubind_mock_begin("cudnnGetMaxDeviceVersion", __builtin_return_address(0));
     return (size_t)cubind_mock_return();
 }
 #endif
 
 MOCK_API size_t cudnnGetCudartVersion(void)
 {
-    cubind_mock_begin("cudnnGetCudartVersion");
+    cubind_mock_begin("cudnnGetCudartVersion", __builtin_return_address(0));
     return (size_t)cubind_mock_return();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API const char *cudnnGetErrorString(cudnnStatus_t status)
 {
-    cubind_mock_begin("cudnnGetErrorString");
+    cubind_mock_begin("cudnnGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cudnnStatus_t));
     return (const char *)cubind_mock_return();
 }
@@ -59,7 +59,7 @@ MOCK_API const char *cudnnGetErrorString(cudnnStatus_t status)
 
 MOCK_API void cudnnGetLastErrorString(char *message, size_t max_size)
 {
-    cubind_mock_begin("cudnnGetLastErrorString");
+    cubind_mock_begin("cudnnGetLastErrorString", __builtin_return_address(0));
     cubind_mock_arg(&message, sizeof(char *));
     cubind_mock_arg(&max_size, sizeof(size_t));
 }
@@ -67,7 +67,7 @@ MOCK_API void cudnnGetLastErrorString(char *message, size_t max_size)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
 {
-    cubind_mock_begin("cudnnQueryRuntimeError");
+    cubind_mock_begin("cudnnQueryRuntimeError", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&rstatus, sizeof(cudnnStatus_t *));
     cubind_mock_arg(&mode, sizeof(cudnnErrQueryMode_t));
@@ -78,7 +78,7 @@ MOCK_API cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_
 
 MOCK_API cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)
 {
-    cubind_mock_begin("cudnnGetProperty");
+    cubind_mock_begin("cudnnGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -87,7 +87,7 @@ MOCK_API cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)
 {
-    cubind_mock_begin("cudnnCreate");
+    cubind_mock_begin("cudnnCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -95,7 +95,7 @@ MOCK_API cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)
 
 MOCK_API cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)
 {
-    cubind_mock_begin("cudnnDestroy");
+    cubind_mock_begin("cudnnDestroy", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -103,7 +103,7 @@ MOCK_API cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)
 {
-    cubind_mock_begin("cudnnSetStream");
+    cubind_mock_begin("cudnnSetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t));
     return (cudnnStatus_t)cubind_mock_status();
@@ -112,7 +112,7 @@ MOCK_API cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamI
 
 MOCK_API cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)
 {
-    cubind_mock_begin("cudnnGetStream");
+    cubind_mock_begin("cudnnGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -121,7 +121,7 @@ MOCK_API cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *stream
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)
 {
-    cubind_mock_begin("cudnnSetCallback");
+    cubind_mock_begin("cudnnSetCallback", __builtin_return_address(0));
     cubind_mock_arg(&mask, sizeof(unsigned int));
     cubind_mock_arg(&udata, sizeof(void *));
     cubind_mock_arg(&fptr, sizeof(cudnnCallback_t));
@@ -131,7 +131,7 @@ MOCK_API cudnnStatus_t cudnnSetCallback(unsigned int mask, void *udata, cudnnCal
 
 MOCK_API cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
 {
-    cubind_mock_begin("cudnnGetCallback");
+    cubind_mock_begin("cudnnGetCallback", __builtin_return_address(0));
     cubind_mock_arg(&mask, sizeof(unsigned int *));
     cubind_mock_arg(&udata, sizeof(void **));
     cubind_mock_arg(&fptr, sizeof(cudnnCallback_t *));
@@ -141,14 +141,14 @@ MOCK_API cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnC
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGraphVersionCheck(void)
 {
-    cubind_mock_begin("cudnnGraphVersionCheck");
+    cubind_mock_begin("cudnnGraphVersionCheck", __builtin_return_address(0));
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
 
 MOCK_API cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
 {
-    cubind_mock_begin("cudnnBackendCreateDescriptor");
+    cubind_mock_begin("cudnnBackendCreateDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&descriptorType, sizeof(cudnnBackendDescriptorType_t));
     cubind_mock_arg(&descriptor, sizeof(cudnnBackendDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -157,7 +157,7 @@ MOCK_API cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
 {
-    cubind_mock_begin("cudnnBackendDestroyDescriptor");
+    cubind_mock_begin("cudnnBackendDestroyDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&descriptor, sizeof(cudnnBackendDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -165,7 +165,7 @@ MOCK_API cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t de
 
 MOCK_API cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)
 {
-    cubind_mock_begin("cudnnBackendInitialize");
+    cubind_mock_begin("cudnnBackendInitialize", __builtin_return_address(0));
     cubind_mock_arg(&descriptor, sizeof(cudnnBackendDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -173,7 +173,7 @@ MOCK_API cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descripto
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)
 {
-    cubind_mock_begin("cudnnBackendFinalize");
+    cubind_mock_begin("cudnnBackendFinalize", __builtin_return_address(0));
     cubind_mock_arg(&descriptor, sizeof(cudnnBackendDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -181,7 +181,7 @@ MOCK_API cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)
 
 MOCK_API cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
 {
-    cubind_mock_begin("cudnnBackendSetAttribute");
+    cubind_mock_begin("cudnnBackendSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&descriptor, sizeof(cudnnBackendDescriptor_t));
     cubind_mock_arg(&attributeName, sizeof(cudnnBackendAttributeName_t));
     cubind_mock_arg(&attributeType, sizeof(cudnnBackendAttributeType_t));
@@ -193,7 +193,7 @@ MOCK_API cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descrip
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
 {
-    cubind_mock_begin("cudnnBackendGetAttribute");
+    cubind_mock_begin("cudnnBackendGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&descriptor, sizeof(const cudnnBackendDescriptor_t));
     cubind_mock_arg(&attributeName, sizeof(cudnnBackendAttributeName_t));
     cubind_mock_arg(&attributeType, sizeof(cudnnBackendAttributeType_t));
@@ -206,7 +206,7 @@ MOCK_API cudnnStatus_t cudnnBackendGetAttribute(const cudnnBackendDescriptor_t d
 
 MOCK_API cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
 {
-    cubind_mock_begin("cudnnBackendExecute");
+    cubind_mock_begin("cudnnBackendExecute", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&executionPlan, sizeof(cudnnBackendDescriptor_t));
     cubind_mock_arg(&variantPack, sizeof(cudnnBackendDescriptor_t));
@@ -216,7 +216,7 @@ MOCK_API cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDes
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    cubind_mock_begin("cudnnBackendPopulateCudaGraph");
+    cubind_mock_begin("cudnnBackendPopulateCudaGraph", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&executionPlan, sizeof(cudnnBackendDescriptor_t));
     cubind_mock_arg(&variantPack, sizeof(cudnnBackendDescriptor_t));
@@ -227,7 +227,7 @@ MOCK_API cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnn
 
 MOCK_API cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
-    cubind_mock_begin("cudnnBackendUpdateCudaGraph");
+    cubind_mock_begin("cudnnBackendUpdateCudaGraph", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&executionPlan, sizeof(cudnnBackendDescriptor_t));
     cubind_mock_arg(&variantPack, sizeof(cudnnBackendDescriptor_t));
@@ -238,7 +238,7 @@ MOCK_API cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)
 {
-    cubind_mock_begin("cudnnCreateTensorDescriptor");
+    cubind_mock_begin("cudnnCreateTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&tensorDesc, sizeof(cudnnTensorDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -246,7 +246,7 @@ MOCK_API cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tens
 
 MOCK_API cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
 {
-    cubind_mock_begin("cudnnSetTensor4dDescriptor");
+    cubind_mock_begin("cudnnSetTensor4dDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&tensorDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&format, sizeof(cudnnTensorFormat_t));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t));
@@ -260,7 +260,7 @@ MOCK_API cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensor
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
-    cubind_mock_begin("cudnnSetTensor4dDescriptorEx");
+    cubind_mock_begin("cudnnSetTensor4dDescriptorEx", __builtin_return_address(0));
     cubind_mock_arg(&tensorDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -277,7 +277,7 @@ MOCK_API cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tens
 
 MOCK_API cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
 {
-    cubind_mock_begin("cudnnGetTensor4dDescriptor");
+    cubind_mock_begin("cudnnGetTensor4dDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&tensorDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t *));
     cubind_mock_arg(&n, sizeof(int *));
@@ -294,7 +294,7 @@ MOCK_API cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
 {
-    cubind_mock_begin("cudnnSetTensorNdDescriptor");
+    cubind_mock_begin("cudnnSetTensorNdDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&tensorDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t));
     cubind_mock_arg(&nbDims, sizeof(int));
@@ -306,7 +306,7 @@ MOCK_API cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensor
 
 MOCK_API cudnnStatus_t cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
 {
-    cubind_mock_begin("cudnnSetTensorNdDescriptorEx");
+    cubind_mock_begin("cudnnSetTensorNdDescriptorEx", __builtin_return_address(0));
     cubind_mock_arg(&tensorDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&format, sizeof(cudnnTensorFormat_t));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t));
@@ -318,7 +318,7 @@ MOCK_API cudnnStatus_t cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tens
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
 {
-    cubind_mock_begin("cudnnGetTensorNdDescriptor");
+    cubind_mock_begin("cudnnGetTensorNdDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&tensorDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&nbDimsRequested, sizeof(int));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t *));
@@ -331,7 +331,7 @@ MOCK_API cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t 
 
 MOCK_API cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
 {
-    cubind_mock_begin("cudnnGetTensorSizeInBytes");
+    cubind_mock_begin("cudnnGetTensorSizeInBytes", __builtin_return_address(0));
     cubind_mock_arg(&tensorDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&size, sizeof(size_t *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -340,7 +340,7 @@ MOCK_API cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)
 {
-    cubind_mock_begin("cudnnDestroyTensorDescriptor");
+    cubind_mock_begin("cudnnDestroyTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&tensorDesc, sizeof(cudnnTensorDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -348,7 +348,7 @@ MOCK_API cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tens
 
 MOCK_API cudnnStatus_t cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
 {
-    cubind_mock_begin("cudnnInitTransformDest");
+    cubind_mock_begin("cudnnInitTransformDest", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(const cudnnTensorTransformDescriptor_t));
     cubind_mock_arg(&srcDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&destDesc, sizeof(cudnnTensorDescriptor_t));
@@ -359,7 +359,7 @@ MOCK_API cudnnStatus_t cudnnInitTransformDest(const cudnnTensorTransformDescript
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)
 {
-    cubind_mock_begin("cudnnCreateTensorTransformDescriptor");
+    cubind_mock_begin("cudnnCreateTensorTransformDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cudnnTensorTransformDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -367,7 +367,7 @@ MOCK_API cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransform
 
 MOCK_API cudnnStatus_t cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
 {
-    cubind_mock_begin("cudnnSetTensorTransformDescriptor");
+    cubind_mock_begin("cudnnSetTensorTransformDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cudnnTensorTransformDescriptor_t));
     cubind_mock_arg(&nbDims, sizeof(const uint32_t));
     cubind_mock_arg(&destFormat, sizeof(const cudnnTensorFormat_t));
@@ -381,7 +381,7 @@ MOCK_API cudnnStatus_t cudnnSetTensorTransformDescriptor(cudnnTensorTransformDes
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
 {
-    cubind_mock_begin("cudnnGetTensorTransformDescriptor");
+    cubind_mock_begin("cudnnGetTensorTransformDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cudnnTensorTransformDescriptor_t));
     cubind_mock_arg(&nbDimsRequested, sizeof(uint32_t));
     cubind_mock_arg(&destFormat, sizeof(cudnnTensorFormat_t *));
@@ -395,7 +395,7 @@ MOCK_API cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDes
 
 MOCK_API cudnnStatus_t cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)
 {
-    cubind_mock_begin("cudnnDestroyTensorTransformDescriptor");
+    cubind_mock_begin("cudnnDestroyTensorTransformDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cudnnTensorTransformDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -403,7 +403,7 @@ MOCK_API cudnnStatus_t cudnnDestroyTensorTransformDescriptor(cudnnTensorTransfor
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind_mock_begin("cudnnTransformTensor");
+    cubind_mock_begin("cudnnTransformTensor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -417,7 +417,7 @@ MOCK_API cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void *al
 
 MOCK_API cudnnStatus_t cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
 {
-    cubind_mock_begin("cudnnTransformTensorEx");
+    cubind_mock_begin("cudnnTransformTensorEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&transDesc, sizeof(const cudnnTensorTransformDescriptor_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -432,7 +432,7 @@ MOCK_API cudnnStatus_t cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnT
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind_mock_begin("cudnnAddTensor");
+    cubind_mock_begin("cudnnAddTensor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
     cubind_mock_arg(&aDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -446,7 +446,7 @@ MOCK_API cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void *alpha, c
 
 MOCK_API cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
 {
-    cubind_mock_begin("cudnnCreateOpTensorDescriptor");
+    cubind_mock_begin("cudnnCreateOpTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&opTensorDesc, sizeof(cudnnOpTensorDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -454,7 +454,7 @@ MOCK_API cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
 {
-    cubind_mock_begin("cudnnSetOpTensorDescriptor");
+    cubind_mock_begin("cudnnSetOpTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&opTensorDesc, sizeof(cudnnOpTensorDescriptor_t));
     cubind_mock_arg(&opTensorOp, sizeof(cudnnOpTensorOp_t));
     cubind_mock_arg(&opTensorCompType, sizeof(cudnnDataType_t));
@@ -465,7 +465,7 @@ MOCK_API cudnnStatus_t cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTe
 
 MOCK_API cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
 {
-    cubind_mock_begin("cudnnGetOpTensorDescriptor");
+    cubind_mock_begin("cudnnGetOpTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&opTensorDesc, sizeof(const cudnnOpTensorDescriptor_t));
     cubind_mock_arg(&opTensorOp, sizeof(cudnnOpTensorOp_t *));
     cubind_mock_arg(&opTensorCompType, sizeof(cudnnDataType_t *));
@@ -476,7 +476,7 @@ MOCK_API cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)
 {
-    cubind_mock_begin("cudnnDestroyOpTensorDescriptor");
+    cubind_mock_begin("cudnnDestroyOpTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&opTensorDesc, sizeof(cudnnOpTensorDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -484,7 +484,7 @@ MOCK_API cudnnStatus_t cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t 
 
 MOCK_API cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind_mock_begin("cudnnOpTensor");
+    cubind_mock_begin("cudnnOpTensor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&opTensorDesc, sizeof(const cudnnOpTensorDescriptor_t));
     cubind_mock_arg(&alpha1, sizeof(const void *));
@@ -502,7 +502,7 @@ MOCK_API cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
 {
-    cubind_mock_begin("cudnnCreateReduceTensorDescriptor");
+    cubind_mock_begin("cudnnCreateReduceTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&reduceTensorDesc, sizeof(cudnnReduceTensorDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -510,7 +510,7 @@ MOCK_API cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescri
 
 MOCK_API cudnnStatus_t cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
 {
-    cubind_mock_begin("cudnnSetReduceTensorDescriptor");
+    cubind_mock_begin("cudnnSetReduceTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&reduceTensorDesc, sizeof(cudnnReduceTensorDescriptor_t));
     cubind_mock_arg(&reduceTensorOp, sizeof(cudnnReduceTensorOp_t));
     cubind_mock_arg(&reduceTensorCompType, sizeof(cudnnDataType_t));
@@ -523,7 +523,7 @@ MOCK_API cudnnStatus_t cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescripto
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
 {
-    cubind_mock_begin("cudnnGetReduceTensorDescriptor");
+    cubind_mock_begin("cudnnGetReduceTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&reduceTensorDesc, sizeof(const cudnnReduceTensorDescriptor_t));
     cubind_mock_arg(&reduceTensorOp, sizeof(cudnnReduceTensorOp_t *));
     cubind_mock_arg(&reduceTensorCompType, sizeof(cudnnDataType_t *));
@@ -536,7 +536,7 @@ MOCK_API cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDes
 
 MOCK_API cudnnStatus_t cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
 {
-    cubind_mock_begin("cudnnDestroyReduceTensorDescriptor");
+    cubind_mock_begin("cudnnDestroyReduceTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&reduceTensorDesc, sizeof(cudnnReduceTensorDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -544,7 +544,7 @@ MOCK_API cudnnStatus_t cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    cubind_mock_begin("cudnnGetReductionIndicesSize");
+    cubind_mock_begin("cudnnGetReductionIndicesSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&reduceTensorDesc, sizeof(const cudnnReduceTensorDescriptor_t));
     cubind_mock_arg(&aDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -556,7 +556,7 @@ MOCK_API cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle, const 
 
 MOCK_API cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    cubind_mock_begin("cudnnGetReductionWorkspaceSize");
+    cubind_mock_begin("cudnnGetReductionWorkspaceSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&reduceTensorDesc, sizeof(const cudnnReduceTensorDescriptor_t));
     cubind_mock_arg(&aDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -568,7 +568,7 @@ MOCK_API cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, cons
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
-    cubind_mock_begin("cudnnReduceTensor");
+    cubind_mock_begin("cudnnReduceTensor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&reduceTensorDesc, sizeof(const cudnnReduceTensorDescriptor_t));
     cubind_mock_arg(&indices, sizeof(void *));
@@ -587,7 +587,7 @@ MOCK_API cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduce
 
 MOCK_API cudnnStatus_t cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
 {
-    cubind_mock_begin("cudnnSetTensor");
+    cubind_mock_begin("cudnnSetTensor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&yDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&y, sizeof(void *));
@@ -598,7 +598,7 @@ MOCK_API cudnnStatus_t cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDes
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
 {
-    cubind_mock_begin("cudnnScaleTensor");
+    cubind_mock_begin("cudnnScaleTensor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&yDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&y, sizeof(void *));
@@ -609,7 +609,7 @@ MOCK_API cudnnStatus_t cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorD
 
 MOCK_API cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)
 {
-    cubind_mock_begin("cudnnCreateFilterDescriptor");
+    cubind_mock_begin("cudnnCreateFilterDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&filterDesc, sizeof(cudnnFilterDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -617,7 +617,7 @@ MOCK_API cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filt
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
 {
-    cubind_mock_begin("cudnnSetFilter4dDescriptor");
+    cubind_mock_begin("cudnnSetFilter4dDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&filterDesc, sizeof(cudnnFilterDescriptor_t));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t));
     cubind_mock_arg(&format, sizeof(cudnnTensorFormat_t));
@@ -631,7 +631,7 @@ MOCK_API cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filter
 
 MOCK_API cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
 {
-    cubind_mock_begin("cudnnGetFilter4dDescriptor");
+    cubind_mock_begin("cudnnGetFilter4dDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&filterDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t *));
     cubind_mock_arg(&format, sizeof(cudnnTensorFormat_t *));
@@ -645,7 +645,7 @@ MOCK_API cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
 {
-    cubind_mock_begin("cudnnSetFilterNdDescriptor");
+    cubind_mock_begin("cudnnSetFilterNdDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&filterDesc, sizeof(cudnnFilterDescriptor_t));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t));
     cubind_mock_arg(&format, sizeof(cudnnTensorFormat_t));
@@ -657,7 +657,7 @@ MOCK_API cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filter
 
 MOCK_API cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
 {
-    cubind_mock_begin("cudnnGetFilterNdDescriptor");
+    cubind_mock_begin("cudnnGetFilterNdDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&filterDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&nbDimsRequested, sizeof(int));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t *));
@@ -670,7 +670,7 @@ MOCK_API cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
 {
-    cubind_mock_begin("cudnnGetFilterSizeInBytes");
+    cubind_mock_begin("cudnnGetFilterSizeInBytes", __builtin_return_address(0));
     cubind_mock_arg(&filterDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&size, sizeof(size_t *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -679,7 +679,7 @@ MOCK_API cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t f
 
 MOCK_API cudnnStatus_t cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
 {
-    cubind_mock_begin("cudnnTransformFilter");
+    cubind_mock_begin("cudnnTransformFilter", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&transDesc, sizeof(const cudnnTensorTransformDescriptor_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -694,7 +694,7 @@ MOCK_API cudnnStatus_t cudnnTransformFilter(cudnnHandle_t handle, const cudnnTen
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)
 {
-    cubind_mock_begin("cudnnDestroyFilterDescriptor");
+    cubind_mock_begin("cudnnDestroyFilterDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&filterDesc, sizeof(cudnnFilterDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -702,7 +702,7 @@ MOCK_API cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filt
 
 MOCK_API cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind_mock_begin("cudnnSoftmaxForward");
+    cubind_mock_begin("cudnnSoftmaxForward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&algo, sizeof(cudnnSoftmaxAlgorithm_t));
     cubind_mock_arg(&mode, sizeof(cudnnSoftmaxMode_t));
@@ -718,7 +718,7 @@ MOCK_API cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlg
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)
 {
-    cubind_mock_begin("cudnnCreatePoolingDescriptor");
+    cubind_mock_begin("cudnnCreatePoolingDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&poolingDesc, sizeof(cudnnPoolingDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -726,7 +726,7 @@ MOCK_API cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *po
 
 MOCK_API cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
-    cubind_mock_begin("cudnnSetPooling2dDescriptor");
+    cubind_mock_begin("cudnnSetPooling2dDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&poolingDesc, sizeof(cudnnPoolingDescriptor_t));
     cubind_mock_arg(&mode, sizeof(cudnnPoolingMode_t));
     cubind_mock_arg(&maxpoolingNanOpt, sizeof(cudnnNanPropagation_t));
@@ -742,7 +742,7 @@ MOCK_API cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t pool
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
 {
-    cubind_mock_begin("cudnnGetPooling2dDescriptor");
+    cubind_mock_begin("cudnnGetPooling2dDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&poolingDesc, sizeof(const cudnnPoolingDescriptor_t));
     cubind_mock_arg(&mode, sizeof(cudnnPoolingMode_t *));
     cubind_mock_arg(&maxpoolingNanOpt, sizeof(cudnnNanPropagation_t *));
@@ -758,7 +758,7 @@ MOCK_API cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_
 
 MOCK_API cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
 {
-    cubind_mock_begin("cudnnSetPoolingNdDescriptor");
+    cubind_mock_begin("cudnnSetPoolingNdDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&poolingDesc, sizeof(cudnnPoolingDescriptor_t));
     cubind_mock_arg(&mode, sizeof(const cudnnPoolingMode_t));
     cubind_mock_arg(&maxpoolingNanOpt, sizeof(const cudnnNanPropagation_t));
@@ -772,7 +772,7 @@ MOCK_API cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t pool
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
 {
-    cubind_mock_begin("cudnnGetPoolingNdDescriptor");
+    cubind_mock_begin("cudnnGetPoolingNdDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&poolingDesc, sizeof(const cudnnPoolingDescriptor_t));
     cubind_mock_arg(&nbDimsRequested, sizeof(int));
     cubind_mock_arg(&mode, sizeof(cudnnPoolingMode_t *));
@@ -787,7 +787,7 @@ MOCK_API cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_
 
 MOCK_API cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
 {
-    cubind_mock_begin("cudnnGetPoolingNdForwardOutputDim");
+    cubind_mock_begin("cudnnGetPoolingNdForwardOutputDim", __builtin_return_address(0));
     cubind_mock_arg(&poolingDesc, sizeof(const cudnnPoolingDescriptor_t));
     cubind_mock_arg(&inputTensorDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&nbDims, sizeof(int));
@@ -798,7 +798,7 @@ MOCK_API cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
 {
-    cubind_mock_begin("cudnnGetPooling2dForwardOutputDim");
+    cubind_mock_begin("cudnnGetPooling2dForwardOutputDim", __builtin_return_address(0));
     cubind_mock_arg(&poolingDesc, sizeof(const cudnnPoolingDescriptor_t));
     cubind_mock_arg(&inputTensorDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&n, sizeof(int *));
@@ -811,7 +811,7 @@ MOCK_API cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescr
 
 MOCK_API cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)
 {
-    cubind_mock_begin("cudnnDestroyPoolingDescriptor");
+    cubind_mock_begin("cudnnDestroyPoolingDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&poolingDesc, sizeof(cudnnPoolingDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -819,7 +819,7 @@ MOCK_API cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t po
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind_mock_begin("cudnnPoolingForward");
+    cubind_mock_begin("cudnnPoolingForward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&poolingDesc, sizeof(const cudnnPoolingDescriptor_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -834,7 +834,7 @@ MOCK_API cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPool
 
 MOCK_API cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)
 {
-    cubind_mock_begin("cudnnCreateActivationDescriptor");
+    cubind_mock_begin("cudnnCreateActivationDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&activationDesc, sizeof(cudnnActivationDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -842,7 +842,7 @@ MOCK_API cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
 {
-    cubind_mock_begin("cudnnSetActivationDescriptor");
+    cubind_mock_begin("cudnnSetActivationDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&activationDesc, sizeof(cudnnActivationDescriptor_t));
     cubind_mock_arg(&mode, sizeof(cudnnActivationMode_t));
     cubind_mock_arg(&reluNanOpt, sizeof(cudnnNanPropagation_t));
@@ -853,7 +853,7 @@ MOCK_API cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t 
 
 MOCK_API cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
 {
-    cubind_mock_begin("cudnnGetActivationDescriptor");
+    cubind_mock_begin("cudnnGetActivationDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&activationDesc, sizeof(const cudnnActivationDescriptor_t));
     cubind_mock_arg(&mode, sizeof(cudnnActivationMode_t *));
     cubind_mock_arg(&reluNanOpt, sizeof(cudnnNanPropagation_t *));
@@ -864,7 +864,7 @@ MOCK_API cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescrip
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
 {
-    cubind_mock_begin("cudnnSetActivationDescriptorSwishBeta");
+    cubind_mock_begin("cudnnSetActivationDescriptorSwishBeta", __builtin_return_address(0));
     cubind_mock_arg(&activationDesc, sizeof(cudnnActivationDescriptor_t));
     cubind_mock_arg(&swish_beta, sizeof(double));
     return (cudnnStatus_t)cubind_mock_status();
@@ -873,7 +873,7 @@ MOCK_API cudnnStatus_t cudnnSetActivationDescriptorSwishBeta(cudnnActivationDesc
 
 MOCK_API cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
 {
-    cubind_mock_begin("cudnnGetActivationDescriptorSwishBeta");
+    cubind_mock_begin("cudnnGetActivationDescriptorSwishBeta", __builtin_return_address(0));
     cubind_mock_arg(&activationDesc, sizeof(cudnnActivationDescriptor_t));
     cubind_mock_arg(&swish_beta, sizeof(double *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -882,7 +882,7 @@ MOCK_API cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDesc
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)
 {
-    cubind_mock_begin("cudnnDestroyActivationDescriptor");
+    cubind_mock_begin("cudnnDestroyActivationDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&activationDesc, sizeof(cudnnActivationDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -890,7 +890,7 @@ MOCK_API cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescripto
 
 MOCK_API cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind_mock_begin("cudnnActivationForward");
+    cubind_mock_begin("cudnnActivationForward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&activationDesc, sizeof(cudnnActivationDescriptor_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -905,7 +905,7 @@ MOCK_API cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivat
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)
 {
-    cubind_mock_begin("cudnnCreateLRNDescriptor");
+    cubind_mock_begin("cudnnCreateLRNDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&normDesc, sizeof(cudnnLRNDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -913,7 +913,7 @@ MOCK_API cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)
 
 MOCK_API cudnnStatus_t cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
-    cubind_mock_begin("cudnnSetLRNDescriptor");
+    cubind_mock_begin("cudnnSetLRNDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&normDesc, sizeof(cudnnLRNDescriptor_t));
     cubind_mock_arg(&lrnN, sizeof(unsigned int));
     cubind_mock_arg(&lrnAlpha, sizeof(double));
@@ -925,7 +925,7 @@ MOCK_API cudnnStatus_t cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
 {
-    cubind_mock_begin("cudnnGetLRNDescriptor");
+    cubind_mock_begin("cudnnGetLRNDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&normDesc, sizeof(cudnnLRNDescriptor_t));
     cubind_mock_arg(&lrnN, sizeof(unsigned int *));
     cubind_mock_arg(&lrnAlpha, sizeof(double *));
@@ -937,7 +937,7 @@ MOCK_API cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsi
 
 MOCK_API cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)
 {
-    cubind_mock_begin("cudnnDestroyLRNDescriptor");
+    cubind_mock_begin("cudnnDestroyLRNDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&lrnDesc, sizeof(cudnnLRNDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -945,7 +945,7 @@ MOCK_API cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind_mock_begin("cudnnLRNCrossChannelForward");
+    cubind_mock_begin("cudnnLRNCrossChannelForward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&normDesc, sizeof(cudnnLRNDescriptor_t));
     cubind_mock_arg(&lrnMode, sizeof(cudnnLRNMode_t));
@@ -961,7 +961,7 @@ MOCK_API cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLR
 
 MOCK_API cudnnStatus_t cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind_mock_begin("cudnnDivisiveNormalizationForward");
+    cubind_mock_begin("cudnnDivisiveNormalizationForward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&normDesc, sizeof(cudnnLRNDescriptor_t));
     cubind_mock_arg(&mode, sizeof(cudnnDivNormMode_t));
@@ -980,7 +980,7 @@ MOCK_API cudnnStatus_t cudnnDivisiveNormalizationForward(cudnnHandle_t handle, c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
 {
-    cubind_mock_begin("cudnnDeriveBNTensorDescriptor");
+    cubind_mock_begin("cudnnDeriveBNTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&derivedBnDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&mode, sizeof(cudnnBatchNormMode_t));
@@ -990,7 +990,7 @@ MOCK_API cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t der
 
 MOCK_API cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
 {
-    cubind_mock_begin("cudnnBatchNormalizationForwardInference");
+    cubind_mock_begin("cudnnBatchNormalizationForwardInference", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&mode, sizeof(cudnnBatchNormMode_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -1011,7 +1011,7 @@ MOCK_API cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t han
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
 {
-    cubind_mock_begin("cudnnDeriveNormTensorDescriptor");
+    cubind_mock_begin("cudnnDeriveNormTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&derivedNormScaleBiasDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&derivedNormMeanVarDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -1023,7 +1023,7 @@ MOCK_API cudnnStatus_t cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t d
 
 MOCK_API cudnnStatus_t cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
 {
-    cubind_mock_begin("cudnnNormalizationForwardInference");
+    cubind_mock_begin("cudnnNormalizationForwardInference", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&mode, sizeof(cudnnNormMode_t));
     cubind_mock_arg(&normOps, sizeof(cudnnNormOps_t));
@@ -1051,7 +1051,7 @@ MOCK_API cudnnStatus_t cudnnNormalizationForwardInference(cudnnHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
 {
-    cubind_mock_begin("cudnnCreateSpatialTransformerDescriptor");
+    cubind_mock_begin("cudnnCreateSpatialTransformerDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&stDesc, sizeof(cudnnSpatialTransformerDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1059,7 +1059,7 @@ MOCK_API cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTrans
 
 MOCK_API cudnnStatus_t cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
 {
-    cubind_mock_begin("cudnnSetSpatialTransformerNdDescriptor");
+    cubind_mock_begin("cudnnSetSpatialTransformerNdDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&stDesc, sizeof(cudnnSpatialTransformerDescriptor_t));
     cubind_mock_arg(&samplerType, sizeof(cudnnSamplerType_t));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t));
@@ -1071,7 +1071,7 @@ MOCK_API cudnnStatus_t cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransf
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)
 {
-    cubind_mock_begin("cudnnDestroySpatialTransformerDescriptor");
+    cubind_mock_begin("cudnnDestroySpatialTransformerDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&stDesc, sizeof(cudnnSpatialTransformerDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1079,7 +1079,7 @@ MOCK_API cudnnStatus_t cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTran
 
 MOCK_API cudnnStatus_t cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
 {
-    cubind_mock_begin("cudnnSpatialTfGridGeneratorForward");
+    cubind_mock_begin("cudnnSpatialTfGridGeneratorForward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&stDesc, sizeof(const cudnnSpatialTransformerDescriptor_t));
     cubind_mock_arg(&theta, sizeof(const void *));
@@ -1090,7 +1090,7 @@ MOCK_API cudnnStatus_t cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind_mock_begin("cudnnSpatialTfSamplerForward");
+    cubind_mock_begin("cudnnSpatialTfSamplerForward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&stDesc, sizeof(cudnnSpatialTransformerDescriptor_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -1106,7 +1106,7 @@ MOCK_API cudnnStatus_t cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnS
 
 MOCK_API cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)
 {
-    cubind_mock_begin("cudnnCreateDropoutDescriptor");
+    cubind_mock_begin("cudnnCreateDropoutDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&dropoutDesc, sizeof(cudnnDropoutDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1114,7 +1114,7 @@ MOCK_API cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)
 {
-    cubind_mock_begin("cudnnDestroyDropoutDescriptor");
+    cubind_mock_begin("cudnnDestroyDropoutDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&dropoutDesc, sizeof(cudnnDropoutDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1122,7 +1122,7 @@ MOCK_API cudnnStatus_t cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dr
 
 MOCK_API cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)
 {
-    cubind_mock_begin("cudnnDropoutGetStatesSize");
+    cubind_mock_begin("cudnnDropoutGetStatesSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -1131,7 +1131,7 @@ MOCK_API cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
 {
-    cubind_mock_begin("cudnnDropoutGetReserveSpaceSize");
+    cubind_mock_begin("cudnnDropoutGetReserveSpaceSize", __builtin_return_address(0));
     cubind_mock_arg(&xdesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -1140,7 +1140,7 @@ MOCK_API cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t x
 
 MOCK_API cudnnStatus_t cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    cubind_mock_begin("cudnnSetDropoutDescriptor");
+    cubind_mock_begin("cudnnSetDropoutDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&dropoutDesc, sizeof(cudnnDropoutDescriptor_t));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&dropout, sizeof(float));
@@ -1153,7 +1153,7 @@ MOCK_API cudnnStatus_t cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropou
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
-    cubind_mock_begin("cudnnRestoreDropoutDescriptor");
+    cubind_mock_begin("cudnnRestoreDropoutDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&dropoutDesc, sizeof(cudnnDropoutDescriptor_t));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&dropout, sizeof(float));
@@ -1166,7 +1166,7 @@ MOCK_API cudnnStatus_t cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dr
 
 MOCK_API cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
 {
-    cubind_mock_begin("cudnnGetDropoutDescriptor");
+    cubind_mock_begin("cudnnGetDropoutDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&dropoutDesc, sizeof(cudnnDropoutDescriptor_t));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&dropout, sizeof(float *));
@@ -1178,7 +1178,7 @@ MOCK_API cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropou
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind_mock_begin("cudnnDropoutForward");
+    cubind_mock_begin("cudnnDropoutForward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&dropoutDesc, sizeof(const cudnnDropoutDescriptor_t));
     cubind_mock_arg(&xdesc, sizeof(const cudnnTensorDescriptor_t));
@@ -1193,14 +1193,14 @@ MOCK_API cudnnStatus_t cudnnDropoutForward(cudnnHandle_t handle, const cudnnDrop
 
 MOCK_API cudnnStatus_t cudnnOpsVersionCheck(void)
 {
-    cubind_mock_begin("cudnnOpsVersionCheck");
+    cubind_mock_begin("cudnnOpsVersionCheck", __builtin_return_address(0));
     return (cudnnStatus_t)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind_mock_begin("cudnnSoftmaxBackward");
+    cubind_mock_begin("cudnnSoftmaxBackward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&algo, sizeof(cudnnSoftmaxAlgorithm_t));
     cubind_mock_arg(&mode, sizeof(cudnnSoftmaxMode_t));
@@ -1218,7 +1218,7 @@ MOCK_API cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAl
 
 MOCK_API cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind_mock_begin("cudnnPoolingBackward");
+    cubind_mock_begin("cudnnPoolingBackward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&poolingDesc, sizeof(const cudnnPoolingDescriptor_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -1237,7 +1237,7 @@ MOCK_API cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind_mock_begin("cudnnActivationBackward");
+    cubind_mock_begin("cudnnActivationBackward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&activationDesc, sizeof(cudnnActivationDescriptor_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -1256,7 +1256,7 @@ MOCK_API cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handle, cudnnActiva
 
 MOCK_API cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind_mock_begin("cudnnLRNCrossChannelBackward");
+    cubind_mock_begin("cudnnLRNCrossChannelBackward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&normDesc, sizeof(cudnnLRNDescriptor_t));
     cubind_mock_arg(&lrnMode, sizeof(cudnnLRNMode_t));
@@ -1276,7 +1276,7 @@ MOCK_API cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnL
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
 {
-    cubind_mock_begin("cudnnDivisiveNormalizationBackward");
+    cubind_mock_begin("cudnnDivisiveNormalizationBackward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&normDesc, sizeof(cudnnLRNDescriptor_t));
     cubind_mock_arg(&mode, sizeof(cudnnDivNormMode_t));
@@ -1297,7 +1297,7 @@ MOCK_API cudnnStatus_t cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, 
 
 MOCK_API cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    cubind_mock_begin("cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize");
+    cubind_mock_begin("cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&mode, sizeof(cudnnBatchNormMode_t));
     cubind_mock_arg(&bnOps, sizeof(cudnnBatchNormOps_t));
@@ -1313,7 +1313,7 @@ MOCK_API cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
-    cubind_mock_begin("cudnnGetBatchNormalizationBackwardExWorkspaceSize");
+    cubind_mock_begin("cudnnGetBatchNormalizationBackwardExWorkspaceSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&mode, sizeof(cudnnBatchNormMode_t));
     cubind_mock_arg(&bnOps, sizeof(cudnnBatchNormOps_t));
@@ -1331,7 +1331,7 @@ MOCK_API cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHa
 
 MOCK_API cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
 {
-    cubind_mock_begin("cudnnGetBatchNormalizationTrainingExReserveSpaceSize");
+    cubind_mock_begin("cudnnGetBatchNormalizationTrainingExReserveSpaceSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&mode, sizeof(cudnnBatchNormMode_t));
     cubind_mock_arg(&bnOps, sizeof(cudnnBatchNormOps_t));
@@ -1344,7 +1344,7 @@ MOCK_API cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudn
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
-    cubind_mock_begin("cudnnBatchNormalizationForwardTraining");
+    cubind_mock_begin("cudnnBatchNormalizationForwardTraining", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&mode, sizeof(cudnnBatchNormMode_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -1368,7 +1368,7 @@ MOCK_API cudnnStatus_t cudnnBatchNormalizationForwardTraining(cudnnHandle_t hand
 
 MOCK_API cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind_mock_begin("cudnnBatchNormalizationForwardTrainingEx");
+    cubind_mock_begin("cudnnBatchNormalizationForwardTrainingEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&mode, sizeof(cudnnBatchNormMode_t));
     cubind_mock_arg(&bnOps, sizeof(cudnnBatchNormOps_t));
@@ -1400,7 +1400,7 @@ MOCK_API cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t ha
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
 {
-    cubind_mock_begin("cudnnBatchNormalizationBackward");
+    cubind_mock_begin("cudnnBatchNormalizationBackward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&mode, sizeof(cudnnBatchNormMode_t));
     cubind_mock_arg(&alphaDataDiff, sizeof(const void *));
@@ -1426,7 +1426,7 @@ MOCK_API cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t handle, cud
 
 MOCK_API cudnnStatus_t cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind_mock_begin("cudnnBatchNormalizationBackwardEx");
+    cubind_mock_begin("cudnnBatchNormalizationBackwardEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&mode, sizeof(cudnnBatchNormMode_t));
     cubind_mock_arg(&bnOps, sizeof(cudnnBatchNormOps_t));
@@ -1463,7 +1463,7 @@ MOCK_API cudnnStatus_t cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind_mock_begin("cudnnGetNormalizationForwardTrainingWorkspaceSize");
+    cubind_mock_begin("cudnnGetNormalizationForwardTrainingWorkspaceSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&mode, sizeof(cudnnNormMode_t));
     cubind_mock_arg(&normOps, sizeof(cudnnNormOps_t));
@@ -1482,7 +1482,7 @@ MOCK_API cudnnStatus_t cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHa
 
 MOCK_API cudnnStatus_t cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind_mock_begin("cudnnGetNormalizationBackwardWorkspaceSize");
+    cubind_mock_begin("cudnnGetNormalizationBackwardWorkspaceSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&mode, sizeof(cudnnNormMode_t));
     cubind_mock_arg(&normOps, sizeof(cudnnNormOps_t));
@@ -1503,7 +1503,7 @@ MOCK_API cudnnStatus_t cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
 {
-    cubind_mock_begin("cudnnGetNormalizationTrainingReserveSpaceSize");
+    cubind_mock_begin("cudnnGetNormalizationTrainingReserveSpaceSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&mode, sizeof(cudnnNormMode_t));
     cubind_mock_arg(&normOps, sizeof(cudnnNormOps_t));
@@ -1518,7 +1518,7 @@ MOCK_API cudnnStatus_t cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle
 
 MOCK_API cudnnStatus_t cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    cubind_mock_begin("cudnnNormalizationForwardTraining");
+    cubind_mock_begin("cudnnNormalizationForwardTraining", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&mode, sizeof(cudnnNormMode_t));
     cubind_mock_arg(&normOps, sizeof(cudnnNormOps_t));
@@ -1553,7 +1553,7 @@ MOCK_API cudnnStatus_t cudnnNormalizationForwardTraining(cudnnHandle_t handle, c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
-    cubind_mock_begin("cudnnNormalizationBackward");
+    cubind_mock_begin("cudnnNormalizationBackward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&mode, sizeof(cudnnNormMode_t));
     cubind_mock_arg(&normOps, sizeof(cudnnNormOps_t));
@@ -1593,7 +1593,7 @@ MOCK_API cudnnStatus_t cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNor
 
 MOCK_API cudnnStatus_t cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
 {
-    cubind_mock_begin("cudnnSpatialTfGridGeneratorBackward");
+    cubind_mock_begin("cudnnSpatialTfGridGeneratorBackward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&stDesc, sizeof(const cudnnSpatialTransformerDescriptor_t));
     cubind_mock_arg(&dgrid, sizeof(const void *));
@@ -1604,7 +1604,7 @@ MOCK_API cudnnStatus_t cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
 {
-    cubind_mock_begin("cudnnSpatialTfSamplerBackward");
+    cubind_mock_begin("cudnnSpatialTfSamplerBackward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&stDesc, sizeof(cudnnSpatialTransformerDescriptor_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -1625,7 +1625,7 @@ MOCK_API cudnnStatus_t cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnn
 
 MOCK_API cudnnStatus_t cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
-    cubind_mock_begin("cudnnDropoutBackward");
+    cubind_mock_begin("cudnnDropoutBackward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&dropoutDesc, sizeof(const cudnnDropoutDescriptor_t));
     cubind_mock_arg(&dydesc, sizeof(const cudnnTensorDescriptor_t));
@@ -1640,7 +1640,7 @@ MOCK_API cudnnStatus_t cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDro
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)
 {
-    cubind_mock_begin("cudnnCreateRNNDescriptor");
+    cubind_mock_begin("cudnnCreateRNNDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1648,7 +1648,7 @@ MOCK_API cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)
 
 MOCK_API cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)
 {
-    cubind_mock_begin("cudnnDestroyRNNDescriptor");
+    cubind_mock_begin("cudnnDestroyRNNDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1656,7 +1656,7 @@ MOCK_API cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
 {
-    cubind_mock_begin("cudnnSetRNNDescriptor_v8");
+    cubind_mock_begin("cudnnSetRNNDescriptor_v8", __builtin_return_address(0));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&algo, sizeof(cudnnRNNAlgo_t));
     cubind_mock_arg(&cellMode, sizeof(cudnnRNNMode_t));
@@ -1678,7 +1678,7 @@ MOCK_API cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cu
 
 MOCK_API cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
 {
-    cubind_mock_begin("cudnnGetRNNDescriptor_v8");
+    cubind_mock_begin("cudnnGetRNNDescriptor_v8", __builtin_return_address(0));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&algo, sizeof(cudnnRNNAlgo_t *));
     cubind_mock_arg(&cellMode, sizeof(cudnnRNNMode_t *));
@@ -1700,7 +1700,7 @@ MOCK_API cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
 {
-    cubind_mock_begin("cudnnRNNSetClip_v8");
+    cubind_mock_begin("cudnnRNNSetClip_v8", __builtin_return_address(0));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&clipMode, sizeof(cudnnRNNClipMode_t));
     cubind_mock_arg(&clipNanOpt, sizeof(cudnnNanPropagation_t));
@@ -1712,7 +1712,7 @@ MOCK_API cudnnStatus_t cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNN
 
 MOCK_API cudnnStatus_t cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
 {
-    cubind_mock_begin("cudnnRNNSetClip_v9");
+    cubind_mock_begin("cudnnRNNSetClip_v9", __builtin_return_address(0));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&clipMode, sizeof(cudnnRNNClipMode_t));
     cubind_mock_arg(&lclip, sizeof(double));
@@ -1723,7 +1723,7 @@ MOCK_API cudnnStatus_t cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNN
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
 {
-    cubind_mock_begin("cudnnRNNGetClip_v8");
+    cubind_mock_begin("cudnnRNNGetClip_v8", __builtin_return_address(0));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&clipMode, sizeof(cudnnRNNClipMode_t *));
     cubind_mock_arg(&clipNanOpt, sizeof(cudnnNanPropagation_t *));
@@ -1735,7 +1735,7 @@ MOCK_API cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNN
 
 MOCK_API cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
 {
-    cubind_mock_begin("cudnnRNNGetClip_v9");
+    cubind_mock_begin("cudnnRNNGetClip_v9", __builtin_return_address(0));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&clipMode, sizeof(cudnnRNNClipMode_t *));
     cubind_mock_arg(&lclip, sizeof(double *));
@@ -1746,7 +1746,7 @@ MOCK_API cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNN
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
 {
-    cubind_mock_begin("cudnnBuildRNNDynamic");
+    cubind_mock_begin("cudnnBuildRNNDynamic", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&miniBatch, sizeof(int));
@@ -1756,7 +1756,7 @@ MOCK_API cudnnStatus_t cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescri
 
 MOCK_API cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
 {
-    cubind_mock_begin("cudnnGetRNNTempSpaceSizes");
+    cubind_mock_begin("cudnnGetRNNTempSpaceSizes", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&fwdMode, sizeof(cudnnForwardMode_t));
@@ -1769,7 +1769,7 @@ MOCK_API cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNND
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
 {
-    cubind_mock_begin("cudnnGetRNNWeightSpaceSize");
+    cubind_mock_begin("cudnnGetRNNWeightSpaceSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&weightSpaceSize, sizeof(size_t *));
@@ -1779,7 +1779,7 @@ MOCK_API cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNN
 
 MOCK_API cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
 {
-    cubind_mock_begin("cudnnGetRNNWeightParams");
+    cubind_mock_begin("cudnnGetRNNWeightParams", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&pseudoLayer, sizeof(int32_t));
@@ -1796,7 +1796,7 @@ MOCK_API cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDes
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
 {
-    cubind_mock_begin("cudnnCreateRNNDataDescriptor");
+    cubind_mock_begin("cudnnCreateRNNDataDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&rnnDataDesc, sizeof(cudnnRNNDataDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1804,7 +1804,7 @@ MOCK_API cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rn
 
 MOCK_API cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
 {
-    cubind_mock_begin("cudnnDestroyRNNDataDescriptor");
+    cubind_mock_begin("cudnnDestroyRNNDataDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&rnnDataDesc, sizeof(cudnnRNNDataDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1812,7 +1812,7 @@ MOCK_API cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rn
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
 {
-    cubind_mock_begin("cudnnSetRNNDataDescriptor");
+    cubind_mock_begin("cudnnSetRNNDataDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&rnnDataDesc, sizeof(cudnnRNNDataDescriptor_t));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t));
     cubind_mock_arg(&layout, sizeof(cudnnRNNDataLayout_t));
@@ -1827,7 +1827,7 @@ MOCK_API cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDat
 
 MOCK_API cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
 {
-    cubind_mock_begin("cudnnGetRNNDataDescriptor");
+    cubind_mock_begin("cudnnGetRNNDataDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&rnnDataDesc, sizeof(cudnnRNNDataDescriptor_t));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t *));
     cubind_mock_arg(&layout, sizeof(cudnnRNNDataLayout_t *));
@@ -1843,7 +1843,7 @@ MOCK_API cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDat
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind_mock_begin("cudnnRNNForward");
+    cubind_mock_begin("cudnnRNNForward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&fwdMode, sizeof(cudnnForwardMode_t));
@@ -1870,7 +1870,7 @@ MOCK_API cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_
 
 MOCK_API cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
 {
-    cubind_mock_begin("cudnnCreateSeqDataDescriptor");
+    cubind_mock_begin("cudnnCreateSeqDataDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&seqDataDesc, sizeof(cudnnSeqDataDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1878,7 +1878,7 @@ MOCK_API cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *se
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)
 {
-    cubind_mock_begin("cudnnDestroySeqDataDescriptor");
+    cubind_mock_begin("cudnnDestroySeqDataDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&seqDataDesc, sizeof(cudnnSeqDataDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1886,7 +1886,7 @@ MOCK_API cudnnStatus_t cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t se
 
 MOCK_API cudnnStatus_t cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
 {
-    cubind_mock_begin("cudnnSetSeqDataDescriptor");
+    cubind_mock_begin("cudnnSetSeqDataDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&seqDataDesc, sizeof(cudnnSeqDataDescriptor_t));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t));
     cubind_mock_arg(&nbDims, sizeof(int));
@@ -1901,7 +1901,7 @@ MOCK_API cudnnStatus_t cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDat
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
 {
-    cubind_mock_begin("cudnnGetSeqDataDescriptor");
+    cubind_mock_begin("cudnnGetSeqDataDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&seqDataDesc, sizeof(const cudnnSeqDataDescriptor_t));
     cubind_mock_arg(&dataType, sizeof(cudnnDataType_t *));
     cubind_mock_arg(&nbDims, sizeof(int *));
@@ -1918,7 +1918,7 @@ MOCK_API cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t 
 
 MOCK_API cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)
 {
-    cubind_mock_begin("cudnnCreateAttnDescriptor");
+    cubind_mock_begin("cudnnCreateAttnDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&attnDesc, sizeof(cudnnAttnDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1926,7 +1926,7 @@ MOCK_API cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)
 {
-    cubind_mock_begin("cudnnDestroyAttnDescriptor");
+    cubind_mock_begin("cudnnDestroyAttnDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&attnDesc, sizeof(cudnnAttnDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1934,7 +1934,7 @@ MOCK_API cudnnStatus_t cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc
 
 MOCK_API cudnnStatus_t cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
-    cubind_mock_begin("cudnnSetAttnDescriptor");
+    cubind_mock_begin("cudnnSetAttnDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&attnDesc, sizeof(cudnnAttnDescriptor_t));
     cubind_mock_arg(&attnMode, sizeof(unsigned int));
     cubind_mock_arg(&nHeads, sizeof(int));
@@ -1961,7 +1961,7 @@ MOCK_API cudnnStatus_t cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, un
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
 {
-    cubind_mock_begin("cudnnGetAttnDescriptor");
+    cubind_mock_begin("cudnnGetAttnDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&attnDesc, sizeof(cudnnAttnDescriptor_t));
     cubind_mock_arg(&attnMode, sizeof(unsigned int *));
     cubind_mock_arg(&nHeads, sizeof(int *));
@@ -1988,7 +1988,7 @@ MOCK_API cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, un
 
 MOCK_API cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
 {
-    cubind_mock_begin("cudnnGetMultiHeadAttnBuffers");
+    cubind_mock_begin("cudnnGetMultiHeadAttnBuffers", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&attnDesc, sizeof(const cudnnAttnDescriptor_t));
     cubind_mock_arg(&weightSizeInBytes, sizeof(size_t *));
@@ -2000,7 +2000,7 @@ MOCK_API cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
 {
-    cubind_mock_begin("cudnnGetMultiHeadAttnWeights");
+    cubind_mock_begin("cudnnGetMultiHeadAttnWeights", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&attnDesc, sizeof(const cudnnAttnDescriptor_t));
     cubind_mock_arg(&wKind, sizeof(cudnnMultiHeadAttnWeightKind_t));
@@ -2014,7 +2014,7 @@ MOCK_API cudnnStatus_t cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const 
 
 MOCK_API cudnnStatus_t cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind_mock_begin("cudnnMultiHeadAttnForward");
+    cubind_mock_begin("cudnnMultiHeadAttnForward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&attnDesc, sizeof(const cudnnAttnDescriptor_t));
     cubind_mock_arg(&currIdx, sizeof(int));
@@ -2043,14 +2043,14 @@ MOCK_API cudnnStatus_t cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cud
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnAdvVersionCheck(void)
 {
-    cubind_mock_begin("cudnnAdvVersionCheck");
+    cubind_mock_begin("cudnnAdvVersionCheck", __builtin_return_address(0));
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
 
 MOCK_API cudnnStatus_t cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind_mock_begin("cudnnRNNBackwardData_v8");
+    cubind_mock_begin("cudnnRNNBackwardData_v8", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&devSeqLengths, sizeof(const int32_t *));
@@ -2079,7 +2079,7 @@ MOCK_API cudnnStatus_t cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDes
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
-    cubind_mock_begin("cudnnRNNBackwardWeights_v8");
+    cubind_mock_begin("cudnnRNNBackwardWeights_v8", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&addGrad, sizeof(cudnnWgradMode_t));
@@ -2102,7 +2102,7 @@ MOCK_API cudnnStatus_t cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNN
 
 MOCK_API cudnnStatus_t cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind_mock_begin("cudnnMultiHeadAttnBackwardData");
+    cubind_mock_begin("cudnnMultiHeadAttnBackwardData", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&attnDesc, sizeof(const cudnnAttnDescriptor_t));
     cubind_mock_arg(&loWinIdx, sizeof(const int *));
@@ -2132,7 +2132,7 @@ MOCK_API cudnnStatus_t cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, cons
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    cubind_mock_begin("cudnnMultiHeadAttnBackwardWeights");
+    cubind_mock_begin("cudnnMultiHeadAttnBackwardWeights", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&attnDesc, sizeof(const cudnnAttnDescriptor_t));
     cubind_mock_arg(&addGrad, sizeof(cudnnWgradMode_t));
@@ -2157,7 +2157,7 @@ MOCK_API cudnnStatus_t cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, c
 
 MOCK_API cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
 {
-    cubind_mock_begin("cudnnCreateCTCLossDescriptor");
+    cubind_mock_begin("cudnnCreateCTCLossDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2165,7 +2165,7 @@ MOCK_API cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ct
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
 {
-    cubind_mock_begin("cudnnSetCTCLossDescriptor");
+    cubind_mock_begin("cudnnSetCTCLossDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     cubind_mock_arg(&compType, sizeof(cudnnDataType_t));
     return (cudnnStatus_t)cubind_mock_status();
@@ -2174,7 +2174,7 @@ MOCK_API cudnnStatus_t cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLos
 
 MOCK_API cudnnStatus_t cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
 {
-    cubind_mock_begin("cudnnSetCTCLossDescriptorEx");
+    cubind_mock_begin("cudnnSetCTCLossDescriptorEx", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     cubind_mock_arg(&compType, sizeof(cudnnDataType_t));
     cubind_mock_arg(&normMode, sizeof(cudnnLossNormalizationMode_t));
@@ -2185,7 +2185,7 @@ MOCK_API cudnnStatus_t cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcL
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
 {
-    cubind_mock_begin("cudnnSetCTCLossDescriptor_v8");
+    cubind_mock_begin("cudnnSetCTCLossDescriptor_v8", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     cubind_mock_arg(&compType, sizeof(cudnnDataType_t));
     cubind_mock_arg(&normMode, sizeof(cudnnLossNormalizationMode_t));
@@ -2197,7 +2197,7 @@ MOCK_API cudnnStatus_t cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctc
 
 MOCK_API cudnnStatus_t cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
 {
-    cubind_mock_begin("cudnnSetCTCLossDescriptor_v9");
+    cubind_mock_begin("cudnnSetCTCLossDescriptor_v9", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     cubind_mock_arg(&compType, sizeof(cudnnDataType_t));
     cubind_mock_arg(&normMode, sizeof(cudnnLossNormalizationMode_t));
@@ -2209,7 +2209,7 @@ MOCK_API cudnnStatus_t cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctc
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
 {
-    cubind_mock_begin("cudnnGetCTCLossDescriptor");
+    cubind_mock_begin("cudnnGetCTCLossDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     cubind_mock_arg(&compType, sizeof(cudnnDataType_t *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -2218,7 +2218,7 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLos
 
 MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
 {
-    cubind_mock_begin("cudnnGetCTCLossDescriptorEx");
+    cubind_mock_begin("cudnnGetCTCLossDescriptorEx", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     cubind_mock_arg(&compType, sizeof(cudnnDataType_t *));
     cubind_mock_arg(&normMode, sizeof(cudnnLossNormalizationMode_t *));
@@ -2229,7 +2229,7 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcL
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
 {
-    cubind_mock_begin("cudnnGetCTCLossDescriptor_v8");
+    cubind_mock_begin("cudnnGetCTCLossDescriptor_v8", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     cubind_mock_arg(&compType, sizeof(cudnnDataType_t *));
     cubind_mock_arg(&normMode, sizeof(cudnnLossNormalizationMode_t *));
@@ -2241,7 +2241,7 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctc
 
 MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
 {
-    cubind_mock_begin("cudnnGetCTCLossDescriptor_v9");
+    cubind_mock_begin("cudnnGetCTCLossDescriptor_v9", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     cubind_mock_arg(&compType, sizeof(cudnnDataType_t *));
     cubind_mock_arg(&normMode, sizeof(cudnnLossNormalizationMode_t *));
@@ -2253,7 +2253,7 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctc
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
 {
-    cubind_mock_begin("cudnnDestroyCTCLossDescriptor");
+    cubind_mock_begin("cudnnDestroyCTCLossDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2261,7 +2261,7 @@ MOCK_API cudnnStatus_t cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ct
 
 MOCK_API cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
 {
-    cubind_mock_begin("cudnnCTCLoss");
+    cubind_mock_begin("cudnnCTCLoss", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&probsDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&probs, sizeof(const void *));
@@ -2281,7 +2281,7 @@ MOCK_API cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
 {
-    cubind_mock_begin("cudnnCTCLoss_v8");
+    cubind_mock_begin("cudnnCTCLoss_v8", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&algo, sizeof(cudnnCTCLossAlgo_t));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
@@ -2301,7 +2301,7 @@ MOCK_API cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t 
 
 MOCK_API cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
 {
-    cubind_mock_begin("cudnnGetCTCLossWorkspaceSize");
+    cubind_mock_begin("cudnnGetCTCLossWorkspaceSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&probsDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&gradientsDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -2317,7 +2317,7 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
 {
-    cubind_mock_begin("cudnnGetCTCLossWorkspaceSize_v8");
+    cubind_mock_begin("cudnnGetCTCLossWorkspaceSize_v8", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&algo, sizeof(cudnnCTCLossAlgo_t));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
@@ -2330,7 +2330,7 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cud
 
 MOCK_API cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)
 {
-    cubind_mock_begin("cudnnCreateConvolutionDescriptor");
+    cubind_mock_begin("cudnnCreateConvolutionDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t *));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2338,7 +2338,7 @@ MOCK_API cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescript
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)
 {
-    cubind_mock_begin("cudnnDestroyConvolutionDescriptor");
+    cubind_mock_begin("cudnnDestroyConvolutionDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2346,7 +2346,7 @@ MOCK_API cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescrip
 
 MOCK_API cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
 {
-    cubind_mock_begin("cudnnSetConvolutionMathType");
+    cubind_mock_begin("cudnnSetConvolutionMathType", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&mathType, sizeof(cudnnMathType_t));
     return (cudnnStatus_t)cubind_mock_status();
@@ -2355,7 +2355,7 @@ MOCK_API cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
 {
-    cubind_mock_begin("cudnnGetConvolutionMathType");
+    cubind_mock_begin("cudnnGetConvolutionMathType", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&mathType, sizeof(cudnnMathType_t *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -2364,7 +2364,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t 
 
 MOCK_API cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)
 {
-    cubind_mock_begin("cudnnSetConvolutionGroupCount");
+    cubind_mock_begin("cudnnSetConvolutionGroupCount", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&groupCount, sizeof(int));
     return (cudnnStatus_t)cubind_mock_status();
@@ -2373,7 +2373,7 @@ MOCK_API cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
 {
-    cubind_mock_begin("cudnnGetConvolutionGroupCount");
+    cubind_mock_begin("cudnnGetConvolutionGroupCount", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&groupCount, sizeof(int *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -2382,7 +2382,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_
 
 MOCK_API cudnnStatus_t cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
 {
-    cubind_mock_begin("cudnnSetConvolutionReorderType");
+    cubind_mock_begin("cudnnSetConvolutionReorderType", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&reorderType, sizeof(cudnnReorderType_t));
     return (cudnnStatus_t)cubind_mock_status();
@@ -2391,7 +2391,7 @@ MOCK_API cudnnStatus_t cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
 {
-    cubind_mock_begin("cudnnGetConvolutionReorderType");
+    cubind_mock_begin("cudnnGetConvolutionReorderType", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&reorderType, sizeof(cudnnReorderType_t *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -2400,7 +2400,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor
 
 MOCK_API cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    cubind_mock_begin("cudnnSetConvolution2dDescriptor");
+    cubind_mock_begin("cudnnSetConvolution2dDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&pad_h, sizeof(int));
     cubind_mock_arg(&pad_w, sizeof(int));
@@ -2416,7 +2416,7 @@ MOCK_API cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescripto
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    cubind_mock_begin("cudnnGetConvolution2dDescriptor");
+    cubind_mock_begin("cudnnGetConvolution2dDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(const cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&pad_h, sizeof(int *));
     cubind_mock_arg(&pad_w, sizeof(int *));
@@ -2432,7 +2432,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDes
 
 MOCK_API cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
-    cubind_mock_begin("cudnnSetConvolutionNdDescriptor");
+    cubind_mock_begin("cudnnSetConvolutionNdDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&arrayLength, sizeof(int));
     cubind_mock_arg(&padA, sizeof(const int *));
@@ -2446,7 +2446,7 @@ MOCK_API cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescripto
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
-    cubind_mock_begin("cudnnGetConvolutionNdDescriptor");
+    cubind_mock_begin("cudnnGetConvolutionNdDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(const cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&arrayLengthRequested, sizeof(int));
     cubind_mock_arg(&arrayLength, sizeof(int *));
@@ -2461,7 +2461,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDes
 
 MOCK_API cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
 {
-    cubind_mock_begin("cudnnGetConvolution2dForwardOutputDim");
+    cubind_mock_begin("cudnnGetConvolution2dForwardOutputDim", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(const cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&inputTensorDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&filterDesc, sizeof(const cudnnFilterDescriptor_t));
@@ -2475,7 +2475,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolut
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
 {
-    cubind_mock_begin("cudnnGetConvolutionNdForwardOutputDim");
+    cubind_mock_begin("cudnnGetConvolutionNdForwardOutputDim", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(const cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&inputTensorDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&filterDesc, sizeof(const cudnnFilterDescriptor_t));
@@ -2487,7 +2487,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolut
 
 MOCK_API cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
-    cubind_mock_begin("cudnnGetConvolutionForwardAlgorithmMaxCount");
+    cubind_mock_begin("cudnnGetConvolutionForwardAlgorithmMaxCount", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&count, sizeof(int *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -2496,7 +2496,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    cubind_mock_begin("cudnnGetConvolutionForwardAlgorithm_v7");
+    cubind_mock_begin("cudnnGetConvolutionForwardAlgorithm_v7", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&srcDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&filterDesc, sizeof(const cudnnFilterDescriptor_t));
@@ -2511,7 +2511,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t hand
 
 MOCK_API cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
-    cubind_mock_begin("cudnnFindConvolutionForwardAlgorithm");
+    cubind_mock_begin("cudnnFindConvolutionForwardAlgorithm", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&wDesc, sizeof(const cudnnFilterDescriptor_t));
@@ -2526,7 +2526,7 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind_mock_begin("cudnnFindConvolutionForwardAlgorithmEx");
+    cubind_mock_begin("cudnnFindConvolutionForwardAlgorithmEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -2546,7 +2546,7 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t hand
 
 MOCK_API cudnnStatus_t cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
 {
-    cubind_mock_begin("cudnnIm2Col");
+    cubind_mock_begin("cudnnIm2Col", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -2559,7 +2559,7 @@ MOCK_API cudnnStatus_t cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescri
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
 {
-    cubind_mock_begin("cudnnReorderFilterAndBias");
+    cubind_mock_begin("cudnnReorderFilterAndBias", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&filterDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&reorderType, sizeof(cudnnReorderType_t));
@@ -2574,7 +2574,7 @@ MOCK_API cudnnStatus_t cudnnReorderFilterAndBias(cudnnHandle_t handle, const cud
 
 MOCK_API cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind_mock_begin("cudnnGetConvolutionForwardWorkspaceSize");
+    cubind_mock_begin("cudnnGetConvolutionForwardWorkspaceSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&wDesc, sizeof(const cudnnFilterDescriptor_t));
@@ -2588,7 +2588,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t han
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind_mock_begin("cudnnConvolutionForward");
+    cubind_mock_begin("cudnnConvolutionForward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -2608,7 +2608,7 @@ MOCK_API cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void 
 
 MOCK_API cudnnStatus_t cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
 {
-    cubind_mock_begin("cudnnConvolutionBiasActivationForward");
+    cubind_mock_begin("cudnnConvolutionBiasActivationForward", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&alpha1, sizeof(const void *));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -2633,7 +2633,7 @@ MOCK_API cudnnStatus_t cudnnConvolutionBiasActivationForward(cudnnHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
-    cubind_mock_begin("cudnnGetConvolutionBackwardDataAlgorithmMaxCount");
+    cubind_mock_begin("cudnnGetConvolutionBackwardDataAlgorithmMaxCount", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&count, sizeof(int *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -2642,7 +2642,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHan
 
 MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    cubind_mock_begin("cudnnFindConvolutionBackwardDataAlgorithm");
+    cubind_mock_begin("cudnnFindConvolutionBackwardDataAlgorithm", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&wDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&dyDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -2657,7 +2657,7 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t h
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind_mock_begin("cudnnFindConvolutionBackwardDataAlgorithmEx");
+    cubind_mock_begin("cudnnFindConvolutionBackwardDataAlgorithmEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&wDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&w, sizeof(const void *));
@@ -2677,7 +2677,7 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t
 
 MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
-    cubind_mock_begin("cudnnGetConvolutionBackwardDataAlgorithm_v7");
+    cubind_mock_begin("cudnnGetConvolutionBackwardDataAlgorithm_v7", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&filterDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&diffDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -2692,7 +2692,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind_mock_begin("cudnnGetConvolutionBackwardDataWorkspaceSize");
+    cubind_mock_begin("cudnnGetConvolutionBackwardDataWorkspaceSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&wDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&dyDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -2706,7 +2706,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_
 
 MOCK_API cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
-    cubind_mock_begin("cudnnConvolutionBackwardData");
+    cubind_mock_begin("cudnnConvolutionBackwardData", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
     cubind_mock_arg(&wDesc, sizeof(const cudnnFilterDescriptor_t));
@@ -2726,7 +2726,7 @@ MOCK_API cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
 {
-    cubind_mock_begin("cudnnGetFoldedConvBackwardDataDescriptors");
+    cubind_mock_begin("cudnnGetFoldedConvBackwardDataDescriptors", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(const cudnnHandle_t));
     cubind_mock_arg(&filterDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&diffDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -2747,14 +2747,14 @@ MOCK_API cudnnStatus_t cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHand
 
 MOCK_API cudnnStatus_t cudnnCnnVersionCheck(void)
 {
-    cubind_mock_begin("cudnnCnnVersionCheck");
+    cubind_mock_begin("cudnnCnnVersionCheck", __builtin_return_address(0));
     return (cudnnStatus_t)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
-    cubind_mock_begin("cudnnGetConvolutionBackwardFilterAlgorithmMaxCount");
+    cubind_mock_begin("cudnnGetConvolutionBackwardFilterAlgorithmMaxCount", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&count, sizeof(int *));
     return (cudnnStatus_t)cubind_mock_status();
@@ -2763,7 +2763,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnH
 
 MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    cubind_mock_begin("cudnnFindConvolutionBackwardFilterAlgorithm");
+    cubind_mock_begin("cudnnFindConvolutionBackwardFilterAlgorithm", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&dyDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -2778,7 +2778,7 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
-    cubind_mock_begin("cudnnFindConvolutionBackwardFilterAlgorithmEx");
+    cubind_mock_begin("cudnnFindConvolutionBackwardFilterAlgorithmEx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&x, sizeof(const void *));
@@ -2798,7 +2798,7 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle
 
 MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
-    cubind_mock_begin("cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+    cubind_mock_begin("cudnnGetConvolutionBackwardFilterAlgorithm_v7", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&srcDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&diffDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -2813,7 +2813,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
 {
-    cubind_mock_begin("cudnnGetConvolutionBackwardFilterWorkspaceSize");
+    cubind_mock_begin("cudnnGetConvolutionBackwardFilterWorkspaceSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&dyDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -2827,7 +2827,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandl
 
 MOCK_API cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
 {
-    cubind_mock_begin("cudnnConvolutionBackwardFilter");
+    cubind_mock_begin("cudnnConvolutionBackwardFilter", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -2847,7 +2847,7 @@ MOCK_API cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, cons
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
 {
-    cubind_mock_begin("cudnnConvolutionBackwardBias");
+    cubind_mock_begin("cudnnConvolutionBackwardBias", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
     cubind_mock_arg(&dyDesc, sizeof(const cudnnTensorDescriptor_t));
@@ -2861,7 +2861,7 @@ MOCK_API cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const 
 
 MOCK_API cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
 {
-    cubind_mock_begin("cudnnCreateFusedOpsConstParamPack");
+    cubind_mock_begin("cudnnCreateFusedOpsConstParamPack", __builtin_return_address(0));
     cubind_mock_arg(&constPack, sizeof(cudnnFusedOpsConstParamPack_t *));
     cubind_mock_arg(&ops, sizeof(cudnnFusedOps_t));
     return (cudnnStatus_t)cubind_mock_status();
@@ -2870,7 +2870,7 @@ MOCK_API cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParam
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)
 {
-    cubind_mock_begin("cudnnDestroyFusedOpsConstParamPack");
+    cubind_mock_begin("cudnnDestroyFusedOpsConstParamPack", __builtin_return_address(0));
     cubind_mock_arg(&constPack, sizeof(cudnnFusedOpsConstParamPack_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2878,7 +2878,7 @@ MOCK_API cudnnStatus_t cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstPara
 
 MOCK_API cudnnStatus_t cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
 {
-    cubind_mock_begin("cudnnSetFusedOpsConstParamPackAttribute");
+    cubind_mock_begin("cudnnSetFusedOpsConstParamPackAttribute", __builtin_return_address(0));
     cubind_mock_arg(&constPack, sizeof(cudnnFusedOpsConstParamPack_t));
     cubind_mock_arg(&paramLabel, sizeof(cudnnFusedOpsConstParamLabel_t));
     cubind_mock_arg(&param, sizeof(const void *));
@@ -2888,7 +2888,7 @@ MOCK_API cudnnStatus_t cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsCons
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
 {
-    cubind_mock_begin("cudnnGetFusedOpsConstParamPackAttribute");
+    cubind_mock_begin("cudnnGetFusedOpsConstParamPackAttribute", __builtin_return_address(0));
     cubind_mock_arg(&constPack, sizeof(const cudnnFusedOpsConstParamPack_t));
     cubind_mock_arg(&paramLabel, sizeof(cudnnFusedOpsConstParamLabel_t));
     cubind_mock_arg(&param, sizeof(void *));
@@ -2899,7 +2899,7 @@ MOCK_API cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedO
 
 MOCK_API cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
 {
-    cubind_mock_begin("cudnnCreateFusedOpsVariantParamPack");
+    cubind_mock_begin("cudnnCreateFusedOpsVariantParamPack", __builtin_return_address(0));
     cubind_mock_arg(&varPack, sizeof(cudnnFusedOpsVariantParamPack_t *));
     cubind_mock_arg(&ops, sizeof(cudnnFusedOps_t));
     return (cudnnStatus_t)cubind_mock_status();
@@ -2908,7 +2908,7 @@ MOCK_API cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantP
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)
 {
-    cubind_mock_begin("cudnnDestroyFusedOpsVariantParamPack");
+    cubind_mock_begin("cudnnDestroyFusedOpsVariantParamPack", __builtin_return_address(0));
     cubind_mock_arg(&varPack, sizeof(cudnnFusedOpsVariantParamPack_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2916,7 +2916,7 @@ MOCK_API cudnnStatus_t cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariant
 
 MOCK_API cudnnStatus_t cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    cubind_mock_begin("cudnnSetFusedOpsVariantParamPackAttribute");
+    cubind_mock_begin("cudnnSetFusedOpsVariantParamPackAttribute", __builtin_return_address(0));
     cubind_mock_arg(&varPack, sizeof(cudnnFusedOpsVariantParamPack_t));
     cubind_mock_arg(&paramLabel, sizeof(cudnnFusedOpsVariantParamLabel_t));
     cubind_mock_arg(&ptr, sizeof(void *));
@@ -2926,7 +2926,7 @@ MOCK_API cudnnStatus_t cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
-    cubind_mock_begin("cudnnGetFusedOpsVariantParamPackAttribute");
+    cubind_mock_begin("cudnnGetFusedOpsVariantParamPackAttribute", __builtin_return_address(0));
     cubind_mock_arg(&varPack, sizeof(const cudnnFusedOpsVariantParamPack_t));
     cubind_mock_arg(&paramLabel, sizeof(cudnnFusedOpsVariantParamLabel_t));
     cubind_mock_arg(&ptr, sizeof(void *));
@@ -2936,7 +2936,7 @@ MOCK_API cudnnStatus_t cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFuse
 
 MOCK_API cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
 {
-    cubind_mock_begin("cudnnCreateFusedOpsPlan");
+    cubind_mock_begin("cudnnCreateFusedOpsPlan", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cudnnFusedOpsPlan_t *));
     cubind_mock_arg(&ops, sizeof(cudnnFusedOps_t));
     return (cudnnStatus_t)cubind_mock_status();
@@ -2945,7 +2945,7 @@ MOCK_API cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnF
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)
 {
-    cubind_mock_begin("cudnnDestroyFusedOpsPlan");
+    cubind_mock_begin("cudnnDestroyFusedOpsPlan", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cudnnFusedOpsPlan_t));
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2953,7 +2953,7 @@ MOCK_API cudnnStatus_t cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)
 
 MOCK_API cudnnStatus_t cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
 {
-    cubind_mock_begin("cudnnMakeFusedOpsPlan");
+    cubind_mock_begin("cudnnMakeFusedOpsPlan", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&plan, sizeof(cudnnFusedOpsPlan_t));
     cubind_mock_arg(&constPack, sizeof(const cudnnFusedOpsConstParamPack_t));
@@ -2964,7 +2964,7 @@ MOCK_API cudnnStatus_t cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOps
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudnnStatus_t cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
 {
-    cubind_mock_begin("cudnnFusedOpsExecute");
+    cubind_mock_begin("cudnnFusedOpsExecute", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&plan, sizeof(const cudnnFusedOpsPlan_t));
     cubind_mock_arg(&varPack, sizeof(cudnnFusedOpsVariantParamPack_t));

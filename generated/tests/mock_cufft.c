@@ -15,7 +15,7 @@
 
 MOCK_API cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
-    cubind_mock_begin("cufftPlan1d");
+    cubind_mock_begin("cufftPlan1d", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle *));
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
@@ -26,7 +26,7 @@ MOCK_API cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
-    cubind_mock_begin("cufftPlan2d");
+    cubind_mock_begin("cufftPlan2d", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle *));
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&ny, sizeof(int));
@@ -37,7 +37,7 @@ MOCK_API cufftResult cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType ty
 
 MOCK_API cufftResult cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
-    cubind_mock_begin("cufftPlan3d");
+    cubind_mock_begin("cufftPlan3d", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle *));
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&ny, sizeof(int));
@@ -49,7 +49,7 @@ MOCK_API cufftResult cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cuff
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
-    cubind_mock_begin("cufftPlanMany");
+    cubind_mock_begin("cufftPlanMany", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle *));
     cubind_mock_arg(&rank, sizeof(int));
     cubind_mock_arg(&n, sizeof(int *));
@@ -67,7 +67,7 @@ MOCK_API cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *ine
 
 MOCK_API cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind_mock_begin("cufftMakePlan1d");
+    cubind_mock_begin("cufftMakePlan1d", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
@@ -79,7 +79,7 @@ MOCK_API cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind_mock_begin("cufftMakePlan2d");
+    cubind_mock_begin("cufftMakePlan2d", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&ny, sizeof(int));
@@ -91,7 +91,7 @@ MOCK_API cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType
 
 MOCK_API cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind_mock_begin("cufftMakePlan3d");
+    cubind_mock_begin("cufftMakePlan3d", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&ny, sizeof(int));
@@ -104,7 +104,7 @@ MOCK_API cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    cubind_mock_begin("cufftMakePlanMany");
+    cubind_mock_begin("cufftMakePlanMany", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&rank, sizeof(int));
     cubind_mock_arg(&n, sizeof(int *));
@@ -123,7 +123,7 @@ MOCK_API cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *
 
 MOCK_API cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    cubind_mock_begin("cufftMakePlanMany64");
+    cubind_mock_begin("cufftMakePlanMany64", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&rank, sizeof(int));
     cubind_mock_arg(&n, sizeof(long long *));
@@ -142,7 +142,7 @@ MOCK_API cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    cubind_mock_begin("cufftGetSizeMany64");
+    cubind_mock_begin("cufftGetSizeMany64", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&rank, sizeof(int));
     cubind_mock_arg(&n, sizeof(long long *));
@@ -161,7 +161,7 @@ MOCK_API cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n
 
 MOCK_API cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind_mock_begin("cufftEstimate1d");
+    cubind_mock_begin("cufftEstimate1d", __builtin_return_address(0));
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
@@ -172,7 +172,7 @@ MOCK_API cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind_mock_begin("cufftEstimate2d");
+    cubind_mock_begin("cufftEstimate2d", __builtin_return_address(0));
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
@@ -183,7 +183,7 @@ MOCK_API cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *wor
 
 MOCK_API cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind_mock_begin("cufftEstimate3d");
+    cubind_mock_begin("cufftEstimate3d", __builtin_return_address(0));
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&nz, sizeof(int));
@@ -195,7 +195,7 @@ MOCK_API cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, siz
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    cubind_mock_begin("cufftEstimateMany");
+    cubind_mock_begin("cufftEstimateMany", __builtin_return_address(0));
     cubind_mock_arg(&rank, sizeof(int));
     cubind_mock_arg(&n, sizeof(int *));
     cubind_mock_arg(&inembed, sizeof(int *));
@@ -213,7 +213,7 @@ MOCK_API cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istri
 
 MOCK_API cufftResult cufftCreate(cufftHandle *handle)
 {
-    cubind_mock_begin("cufftCreate");
+    cubind_mock_begin("cufftCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cufftHandle *));
     return (cufftResult)cubind_mock_status();
 }
@@ -221,7 +221,7 @@ MOCK_API cufftResult cufftCreate(cufftHandle *handle)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind_mock_begin("cufftGetSize1d");
+    cubind_mock_begin("cufftGetSize1d", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cufftHandle));
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
@@ -233,7 +233,7 @@ MOCK_API cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, 
 
 MOCK_API cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind_mock_begin("cufftGetSize2d");
+    cubind_mock_begin("cufftGetSize2d", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cufftHandle));
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&ny, sizeof(int));
@@ -245,7 +245,7 @@ MOCK_API cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftTyp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind_mock_begin("cufftGetSize3d");
+    cubind_mock_begin("cufftGetSize3d", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cufftHandle));
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&ny, sizeof(int));
@@ -258,7 +258,7 @@ MOCK_API cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, 
 
 MOCK_API cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
-    cubind_mock_begin("cufftGetSizeMany");
+    cubind_mock_begin("cufftGetSizeMany", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cufftHandle));
     cubind_mock_arg(&rank, sizeof(int));
     cubind_mock_arg(&n, sizeof(int *));
@@ -277,7 +277,7 @@ MOCK_API cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)
 {
-    cubind_mock_begin("cufftGetSize");
+    cubind_mock_begin("cufftGetSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cufftHandle));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     return (cufftResult)cubind_mock_status();
@@ -286,7 +286,7 @@ MOCK_API cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)
 
 MOCK_API cufftResult cufftSetWorkArea(cufftHandle plan, void *workArea)
 {
-    cubind_mock_begin("cufftSetWorkArea");
+    cubind_mock_begin("cufftSetWorkArea", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&workArea, sizeof(void *));
     return (cufftResult)cubind_mock_status();
@@ -295,7 +295,7 @@ MOCK_API cufftResult cufftSetWorkArea(cufftHandle plan, void *workArea)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
 {
-    cubind_mock_begin("cufftSetAutoAllocation");
+    cubind_mock_begin("cufftSetAutoAllocation", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&autoAllocate, sizeof(int));
     return (cufftResult)cubind_mock_status();
@@ -304,7 +304,7 @@ MOCK_API cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
 
 MOCK_API cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
-    cubind_mock_begin("cufftExecC2C");
+    cubind_mock_begin("cufftExecC2C", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftComplex *));
     cubind_mock_arg(&odata, sizeof(cufftComplex *));
@@ -315,7 +315,7 @@ MOCK_API cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftCo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
-    cubind_mock_begin("cufftExecR2C");
+    cubind_mock_begin("cufftExecR2C", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftReal *));
     cubind_mock_arg(&odata, sizeof(cufftComplex *));
@@ -325,7 +325,7 @@ MOCK_API cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftCompl
 
 MOCK_API cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
-    cubind_mock_begin("cufftExecC2R");
+    cubind_mock_begin("cufftExecC2R", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftComplex *));
     cubind_mock_arg(&odata, sizeof(cufftReal *));
@@ -335,7 +335,7 @@ MOCK_API cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftRe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
-    cubind_mock_begin("cufftExecZ2Z");
+    cubind_mock_begin("cufftExecZ2Z", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftDoubleComplex *));
     cubind_mock_arg(&odata, sizeof(cufftDoubleComplex *));
@@ -346,7 +346,7 @@ MOCK_API cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, c
 
 MOCK_API cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
-    cubind_mock_begin("cufftExecD2Z");
+    cubind_mock_begin("cufftExecD2Z", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftDoubleReal *));
     cubind_mock_arg(&odata, sizeof(cufftDoubleComplex *));
@@ -356,7 +356,7 @@ MOCK_API cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cuff
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
-    cubind_mock_begin("cufftExecZ2D");
+    cubind_mock_begin("cufftExecZ2D", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftDoubleComplex *));
     cubind_mock_arg(&odata, sizeof(cufftDoubleReal *));
@@ -366,7 +366,7 @@ MOCK_API cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, c
 
 MOCK_API cufftResult cufftSetStream(cufftHandle plan, cudaStream_t stream)
 {
-    cubind_mock_begin("cufftSetStream");
+    cubind_mock_begin("cufftSetStream", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     return (cufftResult)cubind_mock_status();
@@ -375,7 +375,7 @@ MOCK_API cufftResult cufftSetStream(cufftHandle plan, cudaStream_t stream)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftDestroy(cufftHandle plan)
 {
-    cubind_mock_begin("cufftDestroy");
+    cubind_mock_begin("cufftDestroy", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     return (cufftResult)cubind_mock_status();
 }
@@ -383,14 +383,14 @@ MOCK_API cufftResult cufftDestroy(cufftHandle plan)
 
 MOCK_API cufftResult cufftGetVersion(int *version)
 {
-    cubind_mock_begin("cufftGetVersion");
+    cubind_mock_begin("cufftGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
     return (cufftResult)cubind_mock_status();
 }
 
 MOCK_API cufftResult cufftGetProperty(libraryPropertyType type, int *value)
 {
-    cubind_mock_begin("cufftGetProperty");
+    cubind_mock_begin("cufftGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) {
@@ -402,7 +402,7 @@ MOCK_API cufftResult cufftGetProperty(libraryPropertyType type, int *value)
 
 MOCK_API cufftResult cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
-    cubind_mock_begin("cufftSetPlanPropertyInt64");
+    cubind_mock_begin("cufftSetPlanPropertyInt64", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&property, sizeof(cufftProperty));
     cubind_mock_arg(&inputValueInt, sizeof(const long long));
@@ -412,7 +412,7 @@ MOCK_API cufftResult cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty p
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
-    cubind_mock_begin("cufftGetPlanPropertyInt64");
+    cubind_mock_begin("cufftGetPlanPropertyInt64", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&property, sizeof(cufftProperty));
     cubind_mock_arg(&returnPtrValue, sizeof(long long *));
@@ -422,7 +422,7 @@ MOCK_API cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty p
 
 MOCK_API cufftResult cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
 {
-    cubind_mock_begin("cufftResetPlanProperty");
+    cubind_mock_begin("cufftResetPlanProperty", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&property, sizeof(cufftProperty));
     return (cufftResult)cubind_mock_status();
@@ -431,7 +431,7 @@ MOCK_API cufftResult cufftResetPlanProperty(cufftHandle plan, cufftProperty prop
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
-    cubind_mock_begin("cufftXtSetGPUs");
+    cubind_mock_begin("cufftXtSetGPUs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cufftHandle));
     cubind_mock_arg(&nGPUs, sizeof(int));
     cubind_mock_arg(&whichGPUs, sizeof(int *));
@@ -441,7 +441,7 @@ MOCK_API cufftResult cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPU
 
 MOCK_API cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
-    cubind_mock_begin("cufftXtMalloc");
+    cubind_mock_begin("cufftXtMalloc", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&descriptor, sizeof(cudaLibXtDesc **));
     cubind_mock_arg(&format, sizeof(cufftXtSubFormat));
@@ -451,7 +451,7 @@ MOCK_API cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
-    cubind_mock_begin("cufftXtMemcpy");
+    cubind_mock_begin("cufftXtMemcpy", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&dstPointer, sizeof(void *));
     cubind_mock_arg(&srcPointer, sizeof(void *));
@@ -462,7 +462,7 @@ MOCK_API cufftResult cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *src
 
 MOCK_API cufftResult cufftXtFree(cudaLibXtDesc *descriptor)
 {
-    cubind_mock_begin("cufftXtFree");
+    cubind_mock_begin("cufftXtFree", __builtin_return_address(0));
     cubind_mock_arg(&descriptor, sizeof(cudaLibXtDesc *));
     return (cufftResult)cubind_mock_status();
 }
@@ -470,7 +470,7 @@ MOCK_API cufftResult cufftXtFree(cudaLibXtDesc *descriptor)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)
 {
-    cubind_mock_begin("cufftXtSetWorkArea");
+    cubind_mock_begin("cufftXtSetWorkArea", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&workArea, sizeof(void **));
     return (cufftResult)cubind_mock_status();
@@ -479,7 +479,7 @@ MOCK_API cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)
 
 MOCK_API cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind_mock_begin("cufftXtExecDescriptorC2C");
+    cubind_mock_begin("cufftXtExecDescriptorC2C", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
@@ -490,7 +490,7 @@ MOCK_API cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind_mock_begin("cufftXtExecDescriptorR2C");
+    cubind_mock_begin("cufftXtExecDescriptorR2C", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
@@ -500,7 +500,7 @@ MOCK_API cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *i
 
 MOCK_API cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind_mock_begin("cufftXtExecDescriptorC2R");
+    cubind_mock_begin("cufftXtExecDescriptorC2R", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
@@ -510,7 +510,7 @@ MOCK_API cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind_mock_begin("cufftXtExecDescriptorZ2Z");
+    cubind_mock_begin("cufftXtExecDescriptorZ2Z", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
@@ -521,7 +521,7 @@ MOCK_API cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *i
 
 MOCK_API cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind_mock_begin("cufftXtExecDescriptorD2Z");
+    cubind_mock_begin("cufftXtExecDescriptorD2Z", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
@@ -531,7 +531,7 @@ MOCK_API cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind_mock_begin("cufftXtExecDescriptorZ2D");
+    cubind_mock_begin("cufftXtExecDescriptorZ2D", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
@@ -541,7 +541,7 @@ MOCK_API cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *i
 
 MOCK_API cufftResult cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
-    cubind_mock_begin("cufftXtQueryPlan");
+    cubind_mock_begin("cufftXtQueryPlan", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&queryStruct, sizeof(void *));
     cubind_mock_arg(&queryType, sizeof(cufftXtQueryType));
@@ -551,7 +551,7 @@ MOCK_API cufftResult cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufft
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
-    cubind_mock_begin("cufftXtSetCallback");
+    cubind_mock_begin("cufftXtSetCallback", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&callback_routine, sizeof(void **));
     cubind_mock_arg(&cbType, sizeof(cufftXtCallbackType));
@@ -562,7 +562,7 @@ MOCK_API cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routin
 
 MOCK_API cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
 {
-    cubind_mock_begin("cufftXtClearCallback");
+    cubind_mock_begin("cufftXtClearCallback", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&cbType, sizeof(cufftXtCallbackType));
     return (cufftResult)cubind_mock_status();
@@ -571,7 +571,7 @@ MOCK_API cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
-    cubind_mock_begin("cufftXtSetCallbackSharedSize");
+    cubind_mock_begin("cufftXtSetCallbackSharedSize", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&cbType, sizeof(cufftXtCallbackType));
     cubind_mock_arg(&sharedSize, sizeof(size_t));
@@ -581,7 +581,7 @@ MOCK_API cufftResult cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallb
 
 MOCK_API cufftResult cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
-    cubind_mock_begin("cufftXtSetJITCallback");
+    cubind_mock_begin("cufftXtSetJITCallback", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&lto_callback_symbol_name, sizeof(const char *));
     cubind_mock_arg(&lto_callback_fatbin, sizeof(const void *));
@@ -594,7 +594,7 @@ MOCK_API cufftResult cufftXtSetJITCallback(cufftHandle plan, const char *lto_cal
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    cubind_mock_begin("cufftXtMakePlanMany");
+    cubind_mock_begin("cufftXtMakePlanMany", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&rank, sizeof(int));
     cubind_mock_arg(&n, sizeof(long long *));
@@ -615,7 +615,7 @@ MOCK_API cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *
 
 MOCK_API cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    cubind_mock_begin("cufftXtGetSizeMany");
+    cubind_mock_begin("cufftXtGetSizeMany", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&rank, sizeof(int));
     cubind_mock_arg(&n, sizeof(long long *));
@@ -636,7 +636,7 @@ MOCK_API cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
 {
-    cubind_mock_begin("cufftXtExec");
+    cubind_mock_begin("cufftXtExec", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(void *));
     cubind_mock_arg(&output, sizeof(void *));
@@ -647,7 +647,7 @@ MOCK_API cufftResult cufftXtExec(cufftHandle plan, void *input, void *output, in
 
 MOCK_API cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind_mock_begin("cufftXtExecDescriptor");
+    cubind_mock_begin("cufftXtExecDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
@@ -658,7 +658,7 @@ MOCK_API cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *inpu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
-    cubind_mock_begin("cufftXtSetWorkAreaPolicy");
+    cubind_mock_begin("cufftXtSetWorkAreaPolicy", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&policy, sizeof(cufftXtWorkAreaPolicy));
     cubind_mock_arg(&workSize, sizeof(size_t *));

@@ -15,7 +15,7 @@
 
 MOCK_API curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    cubind_mock_begin("curandCreateGenerator");
+    cubind_mock_begin("curandCreateGenerator", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t *));
     cubind_mock_arg(&rng_type, sizeof(curandRngType_t));
     return (curandStatus_t)cubind_mock_status();
@@ -24,7 +24,7 @@ MOCK_API curandStatus_t curandCreateGenerator(curandGenerator_t *generator, cura
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    cubind_mock_begin("curandCreateGeneratorHost");
+    cubind_mock_begin("curandCreateGeneratorHost", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t *));
     cubind_mock_arg(&rng_type, sizeof(curandRngType_t));
     return (curandStatus_t)cubind_mock_status();
@@ -33,7 +33,7 @@ MOCK_API curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, 
 
 MOCK_API curandStatus_t curandDestroyGenerator(curandGenerator_t generator)
 {
-    cubind_mock_begin("curandDestroyGenerator");
+    cubind_mock_begin("curandDestroyGenerator", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     return (curandStatus_t)cubind_mock_status();
 }
@@ -41,7 +41,7 @@ MOCK_API curandStatus_t curandDestroyGenerator(curandGenerator_t generator)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API curandStatus_t curandGetVersion(int *version)
 {
-    cubind_mock_begin("curandGetVersion");
+    cubind_mock_begin("curandGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
     return (curandStatus_t)cubind_mock_status();
 }
@@ -49,7 +49,7 @@ MOCK_API curandStatus_t curandGetVersion(int *version)
 
 MOCK_API curandStatus_t curandGetProperty(libraryPropertyType type, int *value)
 {
-    cubind_mock_begin("curandGetProperty");
+    cubind_mock_begin("curandGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) {
@@ -62,7 +62,7 @@ MOCK_API curandStatus_t curandGetProperty(libraryPropertyType type, int *value)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 {
-    cubind_mock_begin("curandSetStream");
+    cubind_mock_begin("curandSetStream", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     return (curandStatus_t)cubind_mock_status();
@@ -71,7 +71,7 @@ MOCK_API curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_
 
 MOCK_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
 {
-    cubind_mock_begin("curandSetPseudoRandomGeneratorSeed");
+    cubind_mock_begin("curandSetPseudoRandomGeneratorSeed", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&seed, sizeof(unsigned long long));
     return (curandStatus_t)cubind_mock_status();
@@ -80,7 +80,7 @@ MOCK_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t gen
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
 {
-    cubind_mock_begin("curandSetGeneratorOffset");
+    cubind_mock_begin("curandSetGeneratorOffset", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&offset, sizeof(unsigned long long));
     return (curandStatus_t)cubind_mock_status();
@@ -89,7 +89,7 @@ MOCK_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, un
 
 MOCK_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
 {
-    cubind_mock_begin("curandSetGeneratorOrdering");
+    cubind_mock_begin("curandSetGeneratorOrdering", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&order, sizeof(curandOrdering_t));
     return (curandStatus_t)cubind_mock_status();
@@ -98,7 +98,7 @@ MOCK_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
-    cubind_mock_begin("curandSetQuasiRandomGeneratorDimensions");
+    cubind_mock_begin("curandSetQuasiRandomGeneratorDimensions", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&num_dimensions, sizeof(unsigned int));
     return (curandStatus_t)cubind_mock_status();
@@ -107,7 +107,7 @@ MOCK_API curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_
 
 MOCK_API curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
-    cubind_mock_begin("curandGenerate");
+    cubind_mock_begin("curandGenerate", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(unsigned int *));
     cubind_mock_arg(&num, sizeof(size_t));
@@ -117,7 +117,7 @@ MOCK_API curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
-    cubind_mock_begin("curandGenerateLongLong");
+    cubind_mock_begin("curandGenerateLongLong", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(unsigned long long *));
     cubind_mock_arg(&num, sizeof(size_t));
@@ -127,7 +127,7 @@ MOCK_API curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsi
 
 MOCK_API curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
-    cubind_mock_begin("curandGenerateUniform");
+    cubind_mock_begin("curandGenerateUniform", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(float *));
     cubind_mock_arg(&num, sizeof(size_t));
@@ -137,7 +137,7 @@ MOCK_API curandStatus_t curandGenerateUniform(curandGenerator_t generator, float
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
 {
-    cubind_mock_begin("curandGenerateUniformDouble");
+    cubind_mock_begin("curandGenerateUniformDouble", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(double *));
     cubind_mock_arg(&num, sizeof(size_t));
@@ -147,7 +147,7 @@ MOCK_API curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator,
 
 MOCK_API curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    cubind_mock_begin("curandGenerateNormal");
+    cubind_mock_begin("curandGenerateNormal", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(float *));
     cubind_mock_arg(&n, sizeof(size_t));
@@ -159,7 +159,7 @@ MOCK_API curandStatus_t curandGenerateNormal(curandGenerator_t generator, float 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    cubind_mock_begin("curandGenerateNormalDouble");
+    cubind_mock_begin("curandGenerateNormalDouble", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(double *));
     cubind_mock_arg(&n, sizeof(size_t));
@@ -171,7 +171,7 @@ MOCK_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, 
 
 MOCK_API curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    cubind_mock_begin("curandGenerateLogNormal");
+    cubind_mock_begin("curandGenerateLogNormal", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(float *));
     cubind_mock_arg(&n, sizeof(size_t));
@@ -183,7 +183,7 @@ MOCK_API curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, flo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    cubind_mock_begin("curandGenerateLogNormalDouble");
+    cubind_mock_begin("curandGenerateLogNormalDouble", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(double *));
     cubind_mock_arg(&n, sizeof(size_t));
@@ -195,7 +195,7 @@ MOCK_API curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generato
 
 MOCK_API curandStatus_t curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
-    cubind_mock_begin("curandCreatePoissonDistribution");
+    cubind_mock_begin("curandCreatePoissonDistribution", __builtin_return_address(0));
     cubind_mock_arg(&lambda, sizeof(double));
     cubind_mock_arg(&discrete_distribution, sizeof(curandDiscreteDistribution_t *));
     return (curandStatus_t)cubind_mock_status();
@@ -204,7 +204,7 @@ MOCK_API curandStatus_t curandCreatePoissonDistribution(double lambda, curandDis
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
 {
-    cubind_mock_begin("curandDestroyDistribution");
+    cubind_mock_begin("curandDestroyDistribution", __builtin_return_address(0));
     cubind_mock_arg(&discrete_distribution, sizeof(curandDiscreteDistribution_t));
     return (curandStatus_t)cubind_mock_status();
 }
@@ -212,7 +212,7 @@ MOCK_API curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t d
 
 MOCK_API curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
-    cubind_mock_begin("curandGeneratePoisson");
+    cubind_mock_begin("curandGeneratePoisson", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(unsigned int *));
     cubind_mock_arg(&n, sizeof(size_t));
@@ -223,7 +223,7 @@ MOCK_API curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsig
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
-    cubind_mock_begin("curandGeneratePoissonMethod");
+    cubind_mock_begin("curandGeneratePoissonMethod", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(unsigned int *));
     cubind_mock_arg(&n, sizeof(size_t));
@@ -235,7 +235,7 @@ MOCK_API curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator,
 
 MOCK_API curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
-    cubind_mock_begin("curandGenerateBinomial");
+    cubind_mock_begin("curandGenerateBinomial", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(unsigned int *));
     cubind_mock_arg(&num, sizeof(size_t));
@@ -247,7 +247,7 @@ MOCK_API curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
-    cubind_mock_begin("curandGenerateBinomialMethod");
+    cubind_mock_begin("curandGenerateBinomialMethod", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(unsigned int *));
     cubind_mock_arg(&num, sizeof(size_t));
@@ -260,7 +260,7 @@ MOCK_API curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator
 
 MOCK_API curandStatus_t curandGenerateSeeds(curandGenerator_t generator)
 {
-    cubind_mock_begin("curandGenerateSeeds");
+    cubind_mock_begin("curandGenerateSeeds", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     return (curandStatus_t)cubind_mock_status();
 }
@@ -268,7 +268,7 @@ MOCK_API curandStatus_t curandGenerateSeeds(curandGenerator_t generator)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
-    cubind_mock_begin("curandGetDirectionVectors32");
+    cubind_mock_begin("curandGetDirectionVectors32", __builtin_return_address(0));
     cubind_mock_arg(&vectors, sizeof(curandDirectionVectors32_t **));
     cubind_mock_arg(&set, sizeof(curandDirectionVectorSet_t));
     return (curandStatus_t)cubind_mock_status();
@@ -277,7 +277,7 @@ MOCK_API curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t *
 
 MOCK_API curandStatus_t curandGetScrambleConstants32(unsigned int **constants)
 {
-    cubind_mock_begin("curandGetScrambleConstants32");
+    cubind_mock_begin("curandGetScrambleConstants32", __builtin_return_address(0));
     cubind_mock_arg(&constants, sizeof(unsigned int **));
     return (curandStatus_t)cubind_mock_status();
 }
@@ -285,7 +285,7 @@ MOCK_API curandStatus_t curandGetScrambleConstants32(unsigned int **constants)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
-    cubind_mock_begin("curandGetDirectionVectors64");
+    cubind_mock_begin("curandGetDirectionVectors64", __builtin_return_address(0));
     cubind_mock_arg(&vectors, sizeof(curandDirectionVectors64_t **));
     cubind_mock_arg(&set, sizeof(curandDirectionVectorSet_t));
     return (curandStatus_t)cubind_mock_status();
@@ -294,7 +294,7 @@ MOCK_API curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t *
 
 MOCK_API curandStatus_t curandGetScrambleConstants64(unsigned long long **constants)
 {
-    cubind_mock_begin("curandGetScrambleConstants64");
+    cubind_mock_begin("curandGetScrambleConstants64", __builtin_return_address(0));
     cubind_mock_arg(&constants, sizeof(unsigned long long **));
     return (curandStatus_t)cubind_mock_status();
 }

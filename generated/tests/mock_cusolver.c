@@ -18,7 +18,7 @@
 
 MOCK_API cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *value)
 {
-    cubind_mock_begin("cusolverGetProperty");
+    cubind_mock_begin("cusolverGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) {
@@ -31,7 +31,7 @@ MOCK_API cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *val
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverGetVersion(int *version)
 {
-    cubind_mock_begin("cusolverGetVersion");
+    cubind_mock_begin("cusolverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -39,7 +39,7 @@ MOCK_API cusolverStatus_t cusolverGetVersion(int *version)
 
 MOCK_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
 {
-    cubind_mock_begin("cusolverDnCreate");
+    cubind_mock_begin("cusolverDnCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -47,7 +47,7 @@ MOCK_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle)
 {
-    cubind_mock_begin("cusolverDnDestroy");
+    cubind_mock_begin("cusolverDnDestroy", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -55,7 +55,7 @@ MOCK_API cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle)
 
 MOCK_API cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t streamId)
 {
-    cubind_mock_begin("cusolverDnSetStream");
+    cubind_mock_begin("cusolverDnSetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t));
     return (cusolverStatus_t)cubind_mock_status();
@@ -64,7 +64,7 @@ MOCK_API cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStream_t *streamId)
 {
-    cubind_mock_begin("cusolverDnGetStream");
+    cubind_mock_begin("cusolverDnGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     return (cusolverStatus_t)cubind_mock_status();
@@ -73,7 +73,7 @@ MOCK_API cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStr
 
 MOCK_API cusolverStatus_t cusolverDnSetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode)
 {
-    cubind_mock_begin("cusolverDnSetDeterministicMode");
+    cubind_mock_begin("cusolverDnSetDeterministicMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&mode, sizeof(cusolverDeterministicMode_t));
     return (cusolverStatus_t)cubind_mock_status();
@@ -82,7 +82,7 @@ MOCK_API cusolverStatus_t cusolverDnSetDeterministicMode(cusolverDnHandle_t hand
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode)
 {
-    cubind_mock_begin("cusolverDnGetDeterministicMode");
+    cubind_mock_begin("cusolverDnGetDeterministicMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&mode, sizeof(cusolverDeterministicMode_t *));
     return (cusolverStatus_t)cubind_mock_status();
@@ -91,7 +91,7 @@ MOCK_API cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t hand
 
 MOCK_API cusolverStatus_t cusolverDnSetMathMode(cusolverDnHandle_t handle, cusolverMathMode_t mode)
 {
-    cubind_mock_begin("cusolverDnSetMathMode");
+    cubind_mock_begin("cusolverDnSetMathMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&mode, sizeof(cusolverMathMode_t));
     return (cusolverStatus_t)cubind_mock_status();
@@ -100,7 +100,7 @@ MOCK_API cusolverStatus_t cusolverDnSetMathMode(cusolverDnHandle_t handle, cusol
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnGetMathMode(cusolverDnHandle_t handle, cusolverMathMode_t *mode)
 {
-    cubind_mock_begin("cusolverDnGetMathMode");
+    cubind_mock_begin("cusolverDnGetMathMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&mode, sizeof(cusolverMathMode_t *));
     return (cusolverStatus_t)cubind_mock_status();
@@ -109,7 +109,7 @@ MOCK_API cusolverStatus_t cusolverDnGetMathMode(cusolverDnHandle_t handle, cusol
 
 MOCK_API cusolverStatus_t cusolverDnSetEmulationStrategy(cusolverDnHandle_t handle, cudaEmulationStrategy_t strategy)
 {
-    cubind_mock_begin("cusolverDnSetEmulationStrategy");
+    cubind_mock_begin("cusolverDnSetEmulationStrategy", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&strategy, sizeof(cudaEmulationStrategy_t));
     return (cusolverStatus_t)cubind_mock_status();
@@ -118,7 +118,7 @@ MOCK_API cusolverStatus_t cusolverDnSetEmulationStrategy(cusolverDnHandle_t hand
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnGetEmulationStrategy(cusolverDnHandle_t handle, cudaEmulationStrategy_t *strategy)
 {
-    cubind_mock_begin("cusolverDnGetEmulationStrategy");
+    cubind_mock_begin("cusolverDnGetEmulationStrategy", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&strategy, sizeof(cudaEmulationStrategy_t *));
     return (cusolverStatus_t)cubind_mock_status();
@@ -127,7 +127,7 @@ MOCK_API cusolverStatus_t cusolverDnGetEmulationStrategy(cusolverDnHandle_t hand
 
 MOCK_API cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *params_ptr)
 {
-    cubind_mock_begin("cusolverDnIRSParamsCreate");
+    cubind_mock_begin("cusolverDnIRSParamsCreate", __builtin_return_address(0));
     cubind_mock_arg(&params_ptr, sizeof(cusolverDnIRSParams_t *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -135,7 +135,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *param
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnIRSParamsDestroy(cusolverDnIRSParams_t params)
 {
-    cubind_mock_begin("cusolverDnIRSParamsDestroy");
+    cubind_mock_begin("cusolverDnIRSParamsDestroy", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -143,7 +143,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsDestroy(cusolverDnIRSParams_t param
 
 MOCK_API cusolverStatus_t cusolverDnIRSParamsSetRefinementSolver(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver)
 {
-    cubind_mock_begin("cusolverDnIRSParamsSetRefinementSolver");
+    cubind_mock_begin("cusolverDnIRSParamsSetRefinementSolver", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&refinement_solver, sizeof(cusolverIRSRefinement_t));
     return (cusolverStatus_t)cubind_mock_status();
@@ -152,7 +152,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsSetRefinementSolver(cusolverDnIRSPa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnIRSParamsSetSolverMainPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision)
 {
-    cubind_mock_begin("cusolverDnIRSParamsSetSolverMainPrecision");
+    cubind_mock_begin("cusolverDnIRSParamsSetSolverMainPrecision", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&solver_main_precision, sizeof(cusolverPrecType_t));
     return (cusolverStatus_t)cubind_mock_status();
@@ -161,7 +161,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsSetSolverMainPrecision(cusolverDnIR
 
 MOCK_API cusolverStatus_t cusolverDnIRSParamsSetSolverLowestPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision)
 {
-    cubind_mock_begin("cusolverDnIRSParamsSetSolverLowestPrecision");
+    cubind_mock_begin("cusolverDnIRSParamsSetSolverLowestPrecision", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&solver_lowest_precision, sizeof(cusolverPrecType_t));
     return (cusolverStatus_t)cubind_mock_status();
@@ -170,7 +170,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsSetSolverLowestPrecision(cusolverDn
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnIRSParamsSetSolverPrecisions(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision)
 {
-    cubind_mock_begin("cusolverDnIRSParamsSetSolverPrecisions");
+    cubind_mock_begin("cusolverDnIRSParamsSetSolverPrecisions", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&solver_main_precision, sizeof(cusolverPrecType_t));
     cubind_mock_arg(&solver_lowest_precision, sizeof(cusolverPrecType_t));
@@ -180,7 +180,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsSetSolverPrecisions(cusolverDnIRSPa
 
 MOCK_API cusolverStatus_t cusolverDnIRSParamsSetTol(cusolverDnIRSParams_t params, double val)
 {
-    cubind_mock_begin("cusolverDnIRSParamsSetTol");
+    cubind_mock_begin("cusolverDnIRSParamsSetTol", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&val, sizeof(double));
     return (cusolverStatus_t)cubind_mock_status();
@@ -189,7 +189,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsSetTol(cusolverDnIRSParams_t params
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnIRSParamsSetTolInner(cusolverDnIRSParams_t params, double val)
 {
-    cubind_mock_begin("cusolverDnIRSParamsSetTolInner");
+    cubind_mock_begin("cusolverDnIRSParamsSetTolInner", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&val, sizeof(double));
     return (cusolverStatus_t)cubind_mock_status();
@@ -198,7 +198,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsSetTolInner(cusolverDnIRSParams_t p
 
 MOCK_API cusolverStatus_t cusolverDnIRSParamsSetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t maxiters)
 {
-    cubind_mock_begin("cusolverDnIRSParamsSetMaxIters");
+    cubind_mock_begin("cusolverDnIRSParamsSetMaxIters", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t));
     return (cusolverStatus_t)cubind_mock_status();
@@ -207,7 +207,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsSetMaxIters(cusolverDnIRSParams_t p
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnIRSParamsSetMaxItersInner(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner)
 {
-    cubind_mock_begin("cusolverDnIRSParamsSetMaxItersInner");
+    cubind_mock_begin("cusolverDnIRSParamsSetMaxItersInner", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&maxiters_inner, sizeof(cusolver_int_t));
     return (cusolverStatus_t)cubind_mock_status();
@@ -216,7 +216,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsSetMaxItersInner(cusolverDnIRSParam
 
 MOCK_API cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t *maxiters)
 {
-    cubind_mock_begin("cusolverDnIRSParamsGetMaxIters");
+    cubind_mock_begin("cusolverDnIRSParamsGetMaxIters", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
     return (cusolverStatus_t)cubind_mock_status();
@@ -225,7 +225,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t p
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnIRSParamsEnableFallback(cusolverDnIRSParams_t params)
 {
-    cubind_mock_begin("cusolverDnIRSParamsEnableFallback");
+    cubind_mock_begin("cusolverDnIRSParamsEnableFallback", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -233,7 +233,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsEnableFallback(cusolverDnIRSParams_
 
 MOCK_API cusolverStatus_t cusolverDnIRSParamsDisableFallback(cusolverDnIRSParams_t params)
 {
-    cubind_mock_begin("cusolverDnIRSParamsDisableFallback");
+    cubind_mock_begin("cusolverDnIRSParamsDisableFallback", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -241,7 +241,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsDisableFallback(cusolverDnIRSParams
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnIRSInfosDestroy(cusolverDnIRSInfos_t infos)
 {
-    cubind_mock_begin("cusolverDnIRSInfosDestroy");
+    cubind_mock_begin("cusolverDnIRSInfosDestroy", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -249,7 +249,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosDestroy(cusolverDnIRSInfos_t infos)
 
 MOCK_API cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_ptr)
 {
-    cubind_mock_begin("cusolverDnIRSInfosCreate");
+    cubind_mock_begin("cusolverDnIRSInfosCreate", __builtin_return_address(0));
     cubind_mock_arg(&infos_ptr, sizeof(cusolverDnIRSInfos_t *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -257,7 +257,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_p
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *niters)
 {
-    cubind_mock_begin("cusolverDnIRSInfosGetNiters");
+    cubind_mock_begin("cusolverDnIRSInfosGetNiters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     return (cusolverStatus_t)cubind_mock_status();
@@ -266,7 +266,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos
 
 MOCK_API cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters)
 {
-    cubind_mock_begin("cusolverDnIRSInfosGetOuterNiters");
+    cubind_mock_begin("cusolverDnIRSInfosGetOuterNiters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&outer_niters, sizeof(cusolver_int_t *));
     return (cusolverStatus_t)cubind_mock_status();
@@ -275,7 +275,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnIRSInfosRequestResidual(cusolverDnIRSInfos_t infos)
 {
-    cubind_mock_begin("cusolverDnIRSInfosRequestResidual");
+    cubind_mock_begin("cusolverDnIRSInfosRequestResidual", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -283,7 +283,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosRequestResidual(cusolverDnIRSInfos_t
 
 MOCK_API cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfos_t infos, void **residual_history)
 {
-    cubind_mock_begin("cusolverDnIRSInfosGetResidualHistory");
+    cubind_mock_begin("cusolverDnIRSInfosGetResidualHistory", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&residual_history, sizeof(void **));
     return (cusolverStatus_t)cubind_mock_status();
@@ -292,7 +292,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters)
 {
-    cubind_mock_begin("cusolverDnIRSInfosGetMaxIters");
+    cubind_mock_begin("cusolverDnIRSInfosGetMaxIters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
     return (cusolverStatus_t)cubind_mock_status();
@@ -301,7 +301,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t inf
 
 MOCK_API cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnZZgesv");
+    cubind_mock_begin("cusolverDnZZgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -322,7 +322,7 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnZCgesv");
+    cubind_mock_begin("cusolverDnZCgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -343,7 +343,7 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnZKgesv");
+    cubind_mock_begin("cusolverDnZKgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -364,7 +364,7 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnZEgesv");
+    cubind_mock_begin("cusolverDnZEgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -385,7 +385,7 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnZYgesv");
+    cubind_mock_begin("cusolverDnZYgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -406,7 +406,7 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnCCgesv");
+    cubind_mock_begin("cusolverDnCCgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -427,7 +427,7 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnCEgesv");
+    cubind_mock_begin("cusolverDnCEgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -448,7 +448,7 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnCKgesv");
+    cubind_mock_begin("cusolverDnCKgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -469,7 +469,7 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnCYgesv");
+    cubind_mock_begin("cusolverDnCYgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -490,7 +490,7 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnDDgesv");
+    cubind_mock_begin("cusolverDnDDgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -511,7 +511,7 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnDSgesv");
+    cubind_mock_begin("cusolverDnDSgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -532,7 +532,7 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnDHgesv");
+    cubind_mock_begin("cusolverDnDHgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -553,7 +553,7 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnDBgesv");
+    cubind_mock_begin("cusolverDnDBgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -574,7 +574,7 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnDXgesv");
+    cubind_mock_begin("cusolverDnDXgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -595,7 +595,7 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnSSgesv");
+    cubind_mock_begin("cusolverDnSSgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -616,7 +616,7 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnSHgesv");
+    cubind_mock_begin("cusolverDnSHgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -637,7 +637,7 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnSBgesv");
+    cubind_mock_begin("cusolverDnSBgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -658,7 +658,7 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnSXgesv");
+    cubind_mock_begin("cusolverDnSXgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -679,7 +679,7 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnZZgesv_bufferSize");
+    cubind_mock_begin("cusolverDnZZgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -698,7 +698,7 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnZCgesv_bufferSize");
+    cubind_mock_begin("cusolverDnZCgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -717,7 +717,7 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnZKgesv_bufferSize");
+    cubind_mock_begin("cusolverDnZKgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -736,7 +736,7 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnZEgesv_bufferSize");
+    cubind_mock_begin("cusolverDnZEgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -755,7 +755,7 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnZYgesv_bufferSize");
+    cubind_mock_begin("cusolverDnZYgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -774,7 +774,7 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnCCgesv_bufferSize");
+    cubind_mock_begin("cusolverDnCCgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -793,7 +793,7 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnCKgesv_bufferSize");
+    cubind_mock_begin("cusolverDnCKgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -812,7 +812,7 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnCEgesv_bufferSize");
+    cubind_mock_begin("cusolverDnCEgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -831,7 +831,7 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnCYgesv_bufferSize");
+    cubind_mock_begin("cusolverDnCYgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -850,7 +850,7 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnDDgesv_bufferSize");
+    cubind_mock_begin("cusolverDnDDgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -869,7 +869,7 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnDSgesv_bufferSize");
+    cubind_mock_begin("cusolverDnDSgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -888,7 +888,7 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnDHgesv_bufferSize");
+    cubind_mock_begin("cusolverDnDHgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -907,7 +907,7 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnDBgesv_bufferSize");
+    cubind_mock_begin("cusolverDnDBgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -926,7 +926,7 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnDXgesv_bufferSize");
+    cubind_mock_begin("cusolverDnDXgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -945,7 +945,7 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnSSgesv_bufferSize");
+    cubind_mock_begin("cusolverDnSSgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -964,7 +964,7 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnSHgesv_bufferSize");
+    cubind_mock_begin("cusolverDnSHgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -983,7 +983,7 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnSBgesv_bufferSize");
+    cubind_mock_begin("cusolverDnSBgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -1002,7 +1002,7 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnSXgesv_bufferSize");
+    cubind_mock_begin("cusolverDnSXgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
@@ -1021,7 +1021,7 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnZZgels");
+    cubind_mock_begin("cusolverDnZZgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1042,7 +1042,7 @@ MOCK_API cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnZCgels");
+    cubind_mock_begin("cusolverDnZCgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1063,7 +1063,7 @@ MOCK_API cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnZKgels");
+    cubind_mock_begin("cusolverDnZKgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1084,7 +1084,7 @@ MOCK_API cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnZEgels");
+    cubind_mock_begin("cusolverDnZEgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1105,7 +1105,7 @@ MOCK_API cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnZYgels");
+    cubind_mock_begin("cusolverDnZYgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1126,7 +1126,7 @@ MOCK_API cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnCCgels");
+    cubind_mock_begin("cusolverDnCCgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1147,7 +1147,7 @@ MOCK_API cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnCKgels");
+    cubind_mock_begin("cusolverDnCKgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1168,7 +1168,7 @@ MOCK_API cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnCEgels");
+    cubind_mock_begin("cusolverDnCEgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1189,7 +1189,7 @@ MOCK_API cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnCYgels");
+    cubind_mock_begin("cusolverDnCYgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1210,7 +1210,7 @@ MOCK_API cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnDDgels");
+    cubind_mock_begin("cusolverDnDDgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1231,7 +1231,7 @@ MOCK_API cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnDSgels");
+    cubind_mock_begin("cusolverDnDSgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1252,7 +1252,7 @@ MOCK_API cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnDHgels");
+    cubind_mock_begin("cusolverDnDHgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1273,7 +1273,7 @@ MOCK_API cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnDBgels");
+    cubind_mock_begin("cusolverDnDBgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1294,7 +1294,7 @@ MOCK_API cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnDXgels");
+    cubind_mock_begin("cusolverDnDXgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1315,7 +1315,7 @@ MOCK_API cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnSSgels");
+    cubind_mock_begin("cusolverDnSSgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1336,7 +1336,7 @@ MOCK_API cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnSHgels");
+    cubind_mock_begin("cusolverDnSHgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1357,7 +1357,7 @@ MOCK_API cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnSBgels");
+    cubind_mock_begin("cusolverDnSBgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1378,7 +1378,7 @@ MOCK_API cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnSXgels");
+    cubind_mock_begin("cusolverDnSXgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1399,7 +1399,7 @@ MOCK_API cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_i
 
 MOCK_API cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnZZgels_bufferSize");
+    cubind_mock_begin("cusolverDnZZgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1418,7 +1418,7 @@ MOCK_API cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnZCgels_bufferSize");
+    cubind_mock_begin("cusolverDnZCgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1437,7 +1437,7 @@ MOCK_API cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnZKgels_bufferSize");
+    cubind_mock_begin("cusolverDnZKgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1456,7 +1456,7 @@ MOCK_API cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnZEgels_bufferSize");
+    cubind_mock_begin("cusolverDnZEgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1475,7 +1475,7 @@ MOCK_API cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnZYgels_bufferSize");
+    cubind_mock_begin("cusolverDnZYgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1494,7 +1494,7 @@ MOCK_API cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnCCgels_bufferSize");
+    cubind_mock_begin("cusolverDnCCgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1513,7 +1513,7 @@ MOCK_API cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnCKgels_bufferSize");
+    cubind_mock_begin("cusolverDnCKgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1532,7 +1532,7 @@ MOCK_API cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnCEgels_bufferSize");
+    cubind_mock_begin("cusolverDnCEgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1551,7 +1551,7 @@ MOCK_API cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnCYgels_bufferSize");
+    cubind_mock_begin("cusolverDnCYgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1570,7 +1570,7 @@ MOCK_API cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnDDgels_bufferSize");
+    cubind_mock_begin("cusolverDnDDgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1589,7 +1589,7 @@ MOCK_API cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnDSgels_bufferSize");
+    cubind_mock_begin("cusolverDnDSgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1608,7 +1608,7 @@ MOCK_API cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnDHgels_bufferSize");
+    cubind_mock_begin("cusolverDnDHgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1627,7 +1627,7 @@ MOCK_API cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnDBgels_bufferSize");
+    cubind_mock_begin("cusolverDnDBgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1646,7 +1646,7 @@ MOCK_API cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnDXgels_bufferSize");
+    cubind_mock_begin("cusolverDnDXgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1665,7 +1665,7 @@ MOCK_API cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnSSgels_bufferSize");
+    cubind_mock_begin("cusolverDnSSgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1684,7 +1684,7 @@ MOCK_API cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnSHgels_bufferSize");
+    cubind_mock_begin("cusolverDnSHgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1703,7 +1703,7 @@ MOCK_API cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnSBgels_bufferSize");
+    cubind_mock_begin("cusolverDnSBgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1722,7 +1722,7 @@ MOCK_API cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnSXgels_bufferSize");
+    cubind_mock_begin("cusolverDnSXgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1741,7 +1741,7 @@ MOCK_API cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnIRSXgesv");
+    cubind_mock_begin("cusolverDnIRSXgesv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&gesv_irs_params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&gesv_irs_infos, sizeof(cusolverDnIRSInfos_t));
@@ -1763,7 +1763,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolver
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnIRSXgesv_bufferSize");
+    cubind_mock_begin("cusolverDnIRSXgesv_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
@@ -1775,7 +1775,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handl
 
 MOCK_API cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)
 {
-    cubind_mock_begin("cusolverDnIRSXgels");
+    cubind_mock_begin("cusolverDnIRSXgels", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&gels_irs_params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&gels_irs_infos, sizeof(cusolverDnIRSInfos_t));
@@ -1798,7 +1798,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolver
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)
 {
-    cubind_mock_begin("cusolverDnIRSXgels_bufferSize");
+    cubind_mock_begin("cusolverDnIRSXgels_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&m, sizeof(cusolver_int_t));
@@ -1811,7 +1811,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handl
 
 MOCK_API cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork)
 {
-    cubind_mock_begin("cusolverDnSpotrf_bufferSize");
+    cubind_mock_begin("cusolverDnSpotrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -1824,7 +1824,7 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork)
 {
-    cubind_mock_begin("cusolverDnDpotrf_bufferSize");
+    cubind_mock_begin("cusolverDnDpotrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -1837,7 +1837,7 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork)
 {
-    cubind_mock_begin("cusolverDnCpotrf_bufferSize");
+    cubind_mock_begin("cusolverDnCpotrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -1850,7 +1850,7 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *Lwork)
 {
-    cubind_mock_begin("cusolverDnZpotrf_bufferSize");
+    cubind_mock_begin("cusolverDnZpotrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -1863,7 +1863,7 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnSpotrf");
+    cubind_mock_begin("cusolverDnSpotrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -1878,7 +1878,7 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnDpotrf");
+    cubind_mock_begin("cusolverDnDpotrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -1893,7 +1893,7 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnCpotrf");
+    cubind_mock_begin("cusolverDnCpotrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -1908,7 +1908,7 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int Lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnZpotrf");
+    cubind_mock_begin("cusolverDnZpotrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -1923,7 +1923,7 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnSpotrs");
+    cubind_mock_begin("cusolverDnSpotrs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -1939,7 +1939,7 @@ MOCK_API cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnDpotrs");
+    cubind_mock_begin("cusolverDnDpotrs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -1955,7 +1955,7 @@ MOCK_API cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnCpotrs");
+    cubind_mock_begin("cusolverDnCpotrs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -1971,7 +1971,7 @@ MOCK_API cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnZpotrs");
+    cubind_mock_begin("cusolverDnZpotrs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -1987,7 +1987,7 @@ MOCK_API cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *Aarray[], int lda, int *infoArray, int batchSize)
 {
-    cubind_mock_begin("cusolverDnSpotrfBatched");
+    cubind_mock_begin("cusolverDnSpotrfBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2001,7 +2001,7 @@ MOCK_API cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cub
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *Aarray[], int lda, int *infoArray, int batchSize)
 {
-    cubind_mock_begin("cusolverDnDpotrfBatched");
+    cubind_mock_begin("cusolverDnDpotrfBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2015,7 +2015,7 @@ MOCK_API cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cub
 
 MOCK_API cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *Aarray[], int lda, int *infoArray, int batchSize)
 {
-    cubind_mock_begin("cusolverDnCpotrfBatched");
+    cubind_mock_begin("cusolverDnCpotrfBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2029,7 +2029,7 @@ MOCK_API cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cub
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *Aarray[], int lda, int *infoArray, int batchSize)
 {
-    cubind_mock_begin("cusolverDnZpotrfBatched");
+    cubind_mock_begin("cusolverDnZpotrfBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2043,7 +2043,7 @@ MOCK_API cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cub
 
 MOCK_API cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float *A[], int lda, float *B[], int ldb, int *d_info, int batchSize)
 {
-    cubind_mock_begin("cusolverDnSpotrsBatched");
+    cubind_mock_begin("cusolverDnSpotrsBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2060,7 +2060,7 @@ MOCK_API cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cub
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double *A[], int lda, double *B[], int ldb, int *d_info, int batchSize)
 {
-    cubind_mock_begin("cusolverDnDpotrsBatched");
+    cubind_mock_begin("cusolverDnDpotrsBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2077,7 +2077,7 @@ MOCK_API cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cub
 
 MOCK_API cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex *A[], int lda, cuComplex *B[], int ldb, int *d_info, int batchSize)
 {
-    cubind_mock_begin("cusolverDnCpotrsBatched");
+    cubind_mock_begin("cusolverDnCpotrsBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2094,7 +2094,7 @@ MOCK_API cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cub
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuDoubleComplex *A[], int lda, cuDoubleComplex *B[], int ldb, int *d_info, int batchSize)
 {
-    cubind_mock_begin("cusolverDnZpotrsBatched");
+    cubind_mock_begin("cusolverDnZpotrsBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2111,7 +2111,7 @@ MOCK_API cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cub
 
 MOCK_API cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSpotri_bufferSize");
+    cubind_mock_begin("cusolverDnSpotri_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2124,7 +2124,7 @@ MOCK_API cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDpotri_bufferSize");
+    cubind_mock_begin("cusolverDnDpotri_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2137,7 +2137,7 @@ MOCK_API cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnCpotri_bufferSize");
+    cubind_mock_begin("cusolverDnCpotri_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2150,7 +2150,7 @@ MOCK_API cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZpotri_bufferSize");
+    cubind_mock_begin("cusolverDnZpotri_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2163,7 +2163,7 @@ MOCK_API cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnSpotri");
+    cubind_mock_begin("cusolverDnSpotri", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2178,7 +2178,7 @@ MOCK_API cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnDpotri");
+    cubind_mock_begin("cusolverDnDpotri", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2193,7 +2193,7 @@ MOCK_API cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnCpotri");
+    cubind_mock_begin("cusolverDnCpotri", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2208,7 +2208,7 @@ MOCK_API cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnZpotri");
+    cubind_mock_begin("cusolverDnZpotri", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2223,7 +2223,7 @@ MOCK_API cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind_mock_begin("cusolverDnXtrtri_bufferSize");
+    cubind_mock_begin("cusolverDnXtrtri_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&diag, sizeof(cublasDiagType_t));
@@ -2239,7 +2239,7 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnXtrtri");
+    cubind_mock_begin("cusolverDnXtrtri", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&diag, sizeof(cublasDiagType_t));
@@ -2258,7 +2258,7 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSlauum_bufferSize");
+    cubind_mock_begin("cusolverDnSlauum_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2271,7 +2271,7 @@ MOCK_API cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDlauum_bufferSize");
+    cubind_mock_begin("cusolverDnDlauum_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2284,7 +2284,7 @@ MOCK_API cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnClauum_bufferSize");
+    cubind_mock_begin("cusolverDnClauum_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2297,7 +2297,7 @@ MOCK_API cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZlauum_bufferSize");
+    cubind_mock_begin("cusolverDnZlauum_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2310,7 +2310,7 @@ MOCK_API cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnSlauum");
+    cubind_mock_begin("cusolverDnSlauum", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2325,7 +2325,7 @@ MOCK_API cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnDlauum");
+    cubind_mock_begin("cusolverDnDlauum", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2340,7 +2340,7 @@ MOCK_API cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnClauum");
+    cubind_mock_begin("cusolverDnClauum", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2355,7 +2355,7 @@ MOCK_API cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnZlauum");
+    cubind_mock_begin("cusolverDnZlauum", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2370,7 +2370,7 @@ MOCK_API cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork)
 {
-    cubind_mock_begin("cusolverDnSgetrf_bufferSize");
+    cubind_mock_begin("cusolverDnSgetrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2383,7 +2383,7 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *Lwork)
 {
-    cubind_mock_begin("cusolverDnDgetrf_bufferSize");
+    cubind_mock_begin("cusolverDnDgetrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2396,7 +2396,7 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *Lwork)
 {
-    cubind_mock_begin("cusolverDnCgetrf_bufferSize");
+    cubind_mock_begin("cusolverDnCgetrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2409,7 +2409,7 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *Lwork)
 {
-    cubind_mock_begin("cusolverDnZgetrf_bufferSize");
+    cubind_mock_begin("cusolverDnZgetrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2422,7 +2422,7 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnSgetrf");
+    cubind_mock_begin("cusolverDnSgetrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2437,7 +2437,7 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *Workspace, int *devIpiv, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnDgetrf");
+    cubind_mock_begin("cusolverDnDgetrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2452,7 +2452,7 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int
 
 MOCK_API cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *Workspace, int *devIpiv, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnCgetrf");
+    cubind_mock_begin("cusolverDnCgetrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2467,7 +2467,7 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int *devIpiv, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnZgetrf");
+    cubind_mock_begin("cusolverDnZgetrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2482,7 +2482,7 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int
 
 MOCK_API cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, float *A, int lda, int k1, int k2, const int *devIpiv, int incx)
 {
-    cubind_mock_begin("cusolverDnSlaswp");
+    cubind_mock_begin("cusolverDnSlaswp", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(float *));
@@ -2497,7 +2497,7 @@ MOCK_API cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, flo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, double *A, int lda, int k1, int k2, const int *devIpiv, int incx)
 {
-    cubind_mock_begin("cusolverDnDlaswp");
+    cubind_mock_begin("cusolverDnDlaswp", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(double *));
@@ -2512,7 +2512,7 @@ MOCK_API cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, dou
 
 MOCK_API cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)
 {
-    cubind_mock_begin("cusolverDnClaswp");
+    cubind_mock_begin("cusolverDnClaswp", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
@@ -2527,7 +2527,7 @@ MOCK_API cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuC
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)
 {
-    cubind_mock_begin("cusolverDnZlaswp");
+    cubind_mock_begin("cusolverDnZlaswp", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
@@ -2542,7 +2542,7 @@ MOCK_API cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuD
 
 MOCK_API cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *A, int lda, const int *devIpiv, float *B, int ldb, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnSgetrs");
+    cubind_mock_begin("cusolverDnSgetrs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2559,7 +2559,7 @@ MOCK_API cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOper
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *A, int lda, const int *devIpiv, double *B, int ldb, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnDgetrs");
+    cubind_mock_begin("cusolverDnDgetrs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2576,7 +2576,7 @@ MOCK_API cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOper
 
 MOCK_API cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnCgetrs");
+    cubind_mock_begin("cusolverDnCgetrs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2593,7 +2593,7 @@ MOCK_API cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOper
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnZgetrs");
+    cubind_mock_begin("cusolverDnZgetrs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -2610,7 +2610,7 @@ MOCK_API cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOper
 
 MOCK_API cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSgeqrf_bufferSize");
+    cubind_mock_begin("cusolverDnSgeqrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2623,7 +2623,7 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDgeqrf_bufferSize");
+    cubind_mock_begin("cusolverDnDgeqrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2636,7 +2636,7 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnCgeqrf_bufferSize");
+    cubind_mock_begin("cusolverDnCgeqrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2649,7 +2649,7 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZgeqrf_bufferSize");
+    cubind_mock_begin("cusolverDnZgeqrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2662,7 +2662,7 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnSgeqrf");
+    cubind_mock_begin("cusolverDnSgeqrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2678,7 +2678,7 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnDgeqrf");
+    cubind_mock_begin("cusolverDnDgeqrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2694,7 +2694,7 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int
 
 MOCK_API cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnCgeqrf");
+    cubind_mock_begin("cusolverDnCgeqrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2710,7 +2710,7 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnZgeqrf");
+    cubind_mock_begin("cusolverDnZgeqrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2726,7 +2726,7 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int
 
 MOCK_API cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSorgqr_bufferSize");
+    cubind_mock_begin("cusolverDnSorgqr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2741,7 +2741,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDorgqr_bufferSize");
+    cubind_mock_begin("cusolverDnDorgqr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2756,7 +2756,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnCungqr_bufferSize");
+    cubind_mock_begin("cusolverDnCungqr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2771,7 +2771,7 @@ MOCK_API cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZungqr_bufferSize");
+    cubind_mock_begin("cusolverDnZungqr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2786,7 +2786,7 @@ MOCK_API cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnSorgqr");
+    cubind_mock_begin("cusolverDnSorgqr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2803,7 +2803,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnDorgqr");
+    cubind_mock_begin("cusolverDnDorgqr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2820,7 +2820,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int
 
 MOCK_API cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnCungqr");
+    cubind_mock_begin("cusolverDnCungqr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2837,7 +2837,7 @@ MOCK_API cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnZungqr");
+    cubind_mock_begin("cusolverDnZungqr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2854,7 +2854,7 @@ MOCK_API cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int
 
 MOCK_API cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSormqr_bufferSize");
+    cubind_mock_begin("cusolverDnSormqr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2873,7 +2873,7 @@ MOCK_API cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDormqr_bufferSize");
+    cubind_mock_begin("cusolverDnDormqr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2892,7 +2892,7 @@ MOCK_API cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)
 {
-    cubind_mock_begin("cusolverDnCunmqr_bufferSize");
+    cubind_mock_begin("cusolverDnCunmqr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2911,7 +2911,7 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZunmqr_bufferSize");
+    cubind_mock_begin("cusolverDnZunmqr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2930,7 +2930,7 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, float *C, int ldc, float *work, int lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnSormqr");
+    cubind_mock_begin("cusolverDnSormqr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2951,7 +2951,7 @@ MOCK_API cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSide
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, double *C, int ldc, double *work, int lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnDormqr");
+    cubind_mock_begin("cusolverDnDormqr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2972,7 +2972,7 @@ MOCK_API cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSide
 
 MOCK_API cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnCunmqr");
+    cubind_mock_begin("cusolverDnCunmqr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -2993,7 +2993,7 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSide
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnZunmqr");
+    cubind_mock_begin("cusolverDnZunmqr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -3014,7 +3014,7 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSide
 
 MOCK_API cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSsytrf_bufferSize");
+    cubind_mock_begin("cusolverDnSsytrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(float *));
@@ -3026,7 +3026,7 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDsytrf_bufferSize");
+    cubind_mock_begin("cusolverDnDsytrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(double *));
@@ -3038,7 +3038,7 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnCsytrf_bufferSize");
+    cubind_mock_begin("cusolverDnCsytrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
@@ -3050,7 +3050,7 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZsytrf_bufferSize");
+    cubind_mock_begin("cusolverDnZsytrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
@@ -3062,7 +3062,7 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnSsytrf");
+    cubind_mock_begin("cusolverDnSsytrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3078,7 +3078,7 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnDsytrf");
+    cubind_mock_begin("cusolverDnDsytrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3094,7 +3094,7 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *ipiv, cuComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnCsytrf");
+    cubind_mock_begin("cusolverDnCsytrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3110,7 +3110,7 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *ipiv, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnZsytrf");
+    cubind_mock_begin("cusolverDnZsytrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3126,7 +3126,7 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind_mock_begin("cusolverDnXsytrs_bufferSize");
+    cubind_mock_begin("cusolverDnXsytrs_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3146,7 +3146,7 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind_mock_begin("cusolverDnXsytrs");
+    cubind_mock_begin("cusolverDnXsytrs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int64_t));
@@ -3169,7 +3169,7 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSsytri_bufferSize");
+    cubind_mock_begin("cusolverDnSsytri_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3183,7 +3183,7 @@ MOCK_API cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDsytri_bufferSize");
+    cubind_mock_begin("cusolverDnDsytri_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3197,7 +3197,7 @@ MOCK_API cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, int *lwork)
 {
-    cubind_mock_begin("cusolverDnCsytri_bufferSize");
+    cubind_mock_begin("cusolverDnCsytri_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3211,7 +3211,7 @@ MOCK_API cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZsytri_bufferSize");
+    cubind_mock_begin("cusolverDnZsytri_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3225,7 +3225,7 @@ MOCK_API cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnSsytri");
+    cubind_mock_begin("cusolverDnSsytri", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3241,7 +3241,7 @@ MOCK_API cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnDsytri");
+    cubind_mock_begin("cusolverDnDsytri", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3257,7 +3257,7 @@ MOCK_API cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, cuComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnCsytri");
+    cubind_mock_begin("cusolverDnCsytri", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3273,7 +3273,7 @@ MOCK_API cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnZsytri");
+    cubind_mock_begin("cusolverDnZsytri", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3289,7 +3289,7 @@ MOCK_API cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)
 {
-    cubind_mock_begin("cusolverDnSgebrd_bufferSize");
+    cubind_mock_begin("cusolverDnSgebrd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3300,7 +3300,7 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)
 {
-    cubind_mock_begin("cusolverDnDgebrd_bufferSize");
+    cubind_mock_begin("cusolverDnDgebrd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3311,7 +3311,7 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)
 {
-    cubind_mock_begin("cusolverDnCgebrd_bufferSize");
+    cubind_mock_begin("cusolverDnCgebrd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3322,7 +3322,7 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)
 {
-    cubind_mock_begin("cusolverDnZgebrd_bufferSize");
+    cubind_mock_begin("cusolverDnZgebrd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3333,7 +3333,7 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnSgebrd");
+    cubind_mock_begin("cusolverDnSgebrd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3352,7 +3352,7 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnDgebrd");
+    cubind_mock_begin("cusolverDnDgebrd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3371,7 +3371,7 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int
 
 MOCK_API cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnCgebrd");
+    cubind_mock_begin("cusolverDnCgebrd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3390,7 +3390,7 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo)
 {
-    cubind_mock_begin("cusolverDnZgebrd");
+    cubind_mock_begin("cusolverDnZgebrd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3409,7 +3409,7 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int
 
 MOCK_API cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSorgbr_bufferSize");
+    cubind_mock_begin("cusolverDnSorgbr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -3425,7 +3425,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDorgbr_bufferSize");
+    cubind_mock_begin("cusolverDnDorgbr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -3441,7 +3441,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnCungbr_bufferSize");
+    cubind_mock_begin("cusolverDnCungbr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -3457,7 +3457,7 @@ MOCK_API cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZungbr_bufferSize");
+    cubind_mock_begin("cusolverDnZungbr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -3473,7 +3473,7 @@ MOCK_API cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnSorgbr");
+    cubind_mock_begin("cusolverDnSorgbr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -3491,7 +3491,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSide
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnDorgbr");
+    cubind_mock_begin("cusolverDnDorgbr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -3509,7 +3509,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSide
 
 MOCK_API cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnCungbr");
+    cubind_mock_begin("cusolverDnCungbr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -3527,7 +3527,7 @@ MOCK_API cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSide
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnZungbr");
+    cubind_mock_begin("cusolverDnZungbr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -3545,7 +3545,7 @@ MOCK_API cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSide
 
 MOCK_API cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *d, const float *e, const float *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSsytrd_bufferSize");
+    cubind_mock_begin("cusolverDnSsytrd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3561,7 +3561,7 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDsytrd_bufferSize");
+    cubind_mock_begin("cusolverDnDsytrd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3577,7 +3577,7 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *d, const float *e, const cuComplex *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnChetrd_bufferSize");
+    cubind_mock_begin("cusolverDnChetrd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3593,7 +3593,7 @@ MOCK_API cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *d, const double *e, const cuDoubleComplex *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZhetrd_bufferSize");
+    cubind_mock_begin("cusolverDnZhetrd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3609,7 +3609,7 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnSsytrd");
+    cubind_mock_begin("cusolverDnSsytrd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3627,7 +3627,7 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnDsytrd");
+    cubind_mock_begin("cusolverDnDsytrd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3645,7 +3645,7 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *d, float *e, cuComplex *tau, cuComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnChetrd");
+    cubind_mock_begin("cusolverDnChetrd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3663,7 +3663,7 @@ MOCK_API cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *d, double *e, cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnZhetrd");
+    cubind_mock_begin("cusolverDnZhetrd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3681,7 +3681,7 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSorgtr_bufferSize");
+    cubind_mock_begin("cusolverDnSorgtr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3695,7 +3695,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDorgtr_bufferSize");
+    cubind_mock_begin("cusolverDnDorgtr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3709,7 +3709,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnCungtr_bufferSize");
+    cubind_mock_begin("cusolverDnCungtr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3723,7 +3723,7 @@ MOCK_API cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZungtr_bufferSize");
+    cubind_mock_begin("cusolverDnZungtr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3737,7 +3737,7 @@ MOCK_API cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const float *tau, float *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnSorgtr");
+    cubind_mock_begin("cusolverDnSorgtr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3753,7 +3753,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const double *tau, double *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnDorgtr");
+    cubind_mock_begin("cusolverDnDorgtr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3769,7 +3769,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnCungtr");
+    cubind_mock_begin("cusolverDnCungtr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3785,7 +3785,7 @@ MOCK_API cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFill
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnZungtr");
+    cubind_mock_begin("cusolverDnZungtr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -3801,7 +3801,7 @@ MOCK_API cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFill
 
 MOCK_API cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSormtr_bufferSize");
+    cubind_mock_begin("cusolverDnSormtr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -3820,7 +3820,7 @@ MOCK_API cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDormtr_bufferSize");
+    cubind_mock_begin("cusolverDnDormtr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -3839,7 +3839,7 @@ MOCK_API cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)
 {
-    cubind_mock_begin("cusolverDnCunmtr_bufferSize");
+    cubind_mock_begin("cusolverDnCunmtr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -3858,7 +3858,7 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZunmtr_bufferSize");
+    cubind_mock_begin("cusolverDnZunmtr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -3877,7 +3877,7 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, float *A, int lda, float *tau, float *C, int ldc, float *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnSormtr");
+    cubind_mock_begin("cusolverDnSormtr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -3898,7 +3898,7 @@ MOCK_API cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSide
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, double *A, int lda, double *tau, double *C, int ldc, double *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnDormtr");
+    cubind_mock_begin("cusolverDnDormtr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -3919,7 +3919,7 @@ MOCK_API cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSide
 
 MOCK_API cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnCunmtr");
+    cubind_mock_begin("cusolverDnCunmtr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -3940,7 +3940,7 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSide
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnZunmtr");
+    cubind_mock_begin("cusolverDnZunmtr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&side, sizeof(cublasSideMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -3961,7 +3961,7 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSide
 
 MOCK_API cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSgesvd_bufferSize");
+    cubind_mock_begin("cusolverDnSgesvd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3972,7 +3972,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDgesvd_bufferSize");
+    cubind_mock_begin("cusolverDnDgesvd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3983,7 +3983,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)
 {
-    cubind_mock_begin("cusolverDnCgesvd_bufferSize");
+    cubind_mock_begin("cusolverDnCgesvd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3994,7 +3994,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZgesvd_bufferSize");
+    cubind_mock_begin("cusolverDnZgesvd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -4005,7 +4005,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info)
 {
-    cubind_mock_begin("cusolverDnSgesvd");
+    cubind_mock_begin("cusolverDnSgesvd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobu, sizeof(signed char));
     cubind_mock_arg(&jobvt, sizeof(signed char));
@@ -4028,7 +4028,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed cha
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info)
 {
-    cubind_mock_begin("cusolverDnDgesvd");
+    cubind_mock_begin("cusolverDnDgesvd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobu, sizeof(signed char));
     cubind_mock_arg(&jobvt, sizeof(signed char));
@@ -4051,7 +4051,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed cha
 
 MOCK_API cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info)
 {
-    cubind_mock_begin("cusolverDnCgesvd");
+    cubind_mock_begin("cusolverDnCgesvd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobu, sizeof(signed char));
     cubind_mock_arg(&jobvt, sizeof(signed char));
@@ -4074,7 +4074,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed cha
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info)
 {
-    cubind_mock_begin("cusolverDnZgesvd");
+    cubind_mock_begin("cusolverDnZgesvd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobu, sizeof(signed char));
     cubind_mock_arg(&jobvt, sizeof(signed char));
@@ -4097,7 +4097,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed cha
 
 MOCK_API cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSsyevd_bufferSize");
+    cubind_mock_begin("cusolverDnSsyevd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4112,7 +4112,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDsyevd_bufferSize");
+    cubind_mock_begin("cusolverDnDsyevd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4127,7 +4127,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnCheevd_bufferSize");
+    cubind_mock_begin("cusolverDnCheevd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4142,7 +4142,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZheevd_bufferSize");
+    cubind_mock_begin("cusolverDnZheevd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4157,7 +4157,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnSsyevd");
+    cubind_mock_begin("cusolverDnSsyevd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4174,7 +4174,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnDsyevd");
+    cubind_mock_begin("cusolverDnDsyevd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4191,7 +4191,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEi
 
 MOCK_API cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnCheevd");
+    cubind_mock_begin("cusolverDnCheevd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4208,7 +4208,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnZheevd");
+    cubind_mock_begin("cusolverDnZheevd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4225,7 +4225,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEi
 
 MOCK_API cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSsyevdx_bufferSize");
+    cubind_mock_begin("cusolverDnSsyevdx_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&range, sizeof(cusolverEigRange_t));
@@ -4246,7 +4246,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDsyevdx_bufferSize");
+    cubind_mock_begin("cusolverDnDsyevdx_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&range, sizeof(cusolverEigRange_t));
@@ -4267,7 +4267,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnCheevdx_bufferSize");
+    cubind_mock_begin("cusolverDnCheevdx_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&range, sizeof(cusolverEigRange_t));
@@ -4288,7 +4288,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZheevdx_bufferSize");
+    cubind_mock_begin("cusolverDnZheevdx_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&range, sizeof(cusolverEigRange_t));
@@ -4309,7 +4309,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnSsyevdx");
+    cubind_mock_begin("cusolverDnSsyevdx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&range, sizeof(cusolverEigRange_t));
@@ -4332,7 +4332,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverE
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnDsyevdx");
+    cubind_mock_begin("cusolverDnDsyevdx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&range, sizeof(cusolverEigRange_t));
@@ -4355,7 +4355,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverE
 
 MOCK_API cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnCheevdx");
+    cubind_mock_begin("cusolverDnCheevdx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&range, sizeof(cusolverEigRange_t));
@@ -4378,7 +4378,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverE
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnZheevdx");
+    cubind_mock_begin("cusolverDnZheevdx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&range, sizeof(cusolverEigRange_t));
@@ -4401,7 +4401,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverE
 
 MOCK_API cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSsygvdx_bufferSize");
+    cubind_mock_begin("cusolverDnSsygvdx_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4425,7 +4425,7 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDsygvdx_bufferSize");
+    cubind_mock_begin("cusolverDnDsygvdx_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4449,7 +4449,7 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnChegvdx_bufferSize");
+    cubind_mock_begin("cusolverDnChegvdx_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4473,7 +4473,7 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZhegvdx_bufferSize");
+    cubind_mock_begin("cusolverDnZhegvdx_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4497,7 +4497,7 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnSsygvdx");
+    cubind_mock_begin("cusolverDnSsygvdx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4523,7 +4523,7 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverE
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnDsygvdx");
+    cubind_mock_begin("cusolverDnDsygvdx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4549,7 +4549,7 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverE
 
 MOCK_API cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnChegvdx");
+    cubind_mock_begin("cusolverDnChegvdx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4575,7 +4575,7 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverE
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnZhegvdx");
+    cubind_mock_begin("cusolverDnZhegvdx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4601,7 +4601,7 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverE
 
 MOCK_API cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnSsygvd_bufferSize");
+    cubind_mock_begin("cusolverDnSsygvd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4619,7 +4619,7 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnDsygvd_bufferSize");
+    cubind_mock_begin("cusolverDnDsygvd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4637,7 +4637,7 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnChegvd_bufferSize");
+    cubind_mock_begin("cusolverDnChegvd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4655,7 +4655,7 @@ MOCK_API cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork)
 {
-    cubind_mock_begin("cusolverDnZhegvd_bufferSize");
+    cubind_mock_begin("cusolverDnZhegvd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4673,7 +4673,7 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnSsygvd");
+    cubind_mock_begin("cusolverDnSsygvd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4693,7 +4693,7 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnDsygvd");
+    cubind_mock_begin("cusolverDnDsygvd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4713,7 +4713,7 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEi
 
 MOCK_API cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnChegvd");
+    cubind_mock_begin("cusolverDnChegvd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4733,7 +4733,7 @@ MOCK_API cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info)
 {
-    cubind_mock_begin("cusolverDnZhegvd");
+    cubind_mock_begin("cusolverDnZhegvd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -4753,7 +4753,7 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEi
 
 MOCK_API cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)
 {
-    cubind_mock_begin("cusolverDnCreateSyevjInfo");
+    cubind_mock_begin("cusolverDnCreateSyevjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(syevjInfo_t *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4761,7 +4761,7 @@ MOCK_API cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDestroySyevjInfo(syevjInfo_t info)
 {
-    cubind_mock_begin("cusolverDnDestroySyevjInfo");
+    cubind_mock_begin("cusolverDnDestroySyevjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4769,7 +4769,7 @@ MOCK_API cusolverStatus_t cusolverDnDestroySyevjInfo(syevjInfo_t info)
 
 MOCK_API cusolverStatus_t cusolverDnXsyevjSetTolerance(syevjInfo_t info, double tolerance)
 {
-    cubind_mock_begin("cusolverDnXsyevjSetTolerance");
+    cubind_mock_begin("cusolverDnXsyevjSetTolerance", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&tolerance, sizeof(double));
     return (cusolverStatus_t)cubind_mock_status();
@@ -4778,7 +4778,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjSetTolerance(syevjInfo_t info, double 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXsyevjSetMaxSweeps(syevjInfo_t info, int max_sweeps)
 {
-    cubind_mock_begin("cusolverDnXsyevjSetMaxSweeps");
+    cubind_mock_begin("cusolverDnXsyevjSetMaxSweeps", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&max_sweeps, sizeof(int));
     return (cusolverStatus_t)cubind_mock_status();
@@ -4787,7 +4787,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjSetMaxSweeps(syevjInfo_t info, int max
 
 MOCK_API cusolverStatus_t cusolverDnXsyevjSetSortEig(syevjInfo_t info, int sort_eig)
 {
-    cubind_mock_begin("cusolverDnXsyevjSetSortEig");
+    cubind_mock_begin("cusolverDnXsyevjSetSortEig", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&sort_eig, sizeof(int));
     return (cusolverStatus_t)cubind_mock_status();
@@ -4796,7 +4796,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjSetSortEig(syevjInfo_t info, int sort_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle, syevjInfo_t info, double *residual)
 {
-    cubind_mock_begin("cusolverDnXsyevjGetResidual");
+    cubind_mock_begin("cusolverDnXsyevjGetResidual", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
@@ -4806,7 +4806,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps)
 {
-    cubind_mock_begin("cusolverDnXsyevjGetSweeps");
+    cubind_mock_begin("cusolverDnXsyevjGetSweeps", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
@@ -4816,7 +4816,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnSsyevjBatched_bufferSize");
+    cubind_mock_begin("cusolverDnSsyevjBatched_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4833,7 +4833,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t 
 
 MOCK_API cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnDsyevjBatched_bufferSize");
+    cubind_mock_begin("cusolverDnDsyevjBatched_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4850,7 +4850,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnCheevjBatched_bufferSize");
+    cubind_mock_begin("cusolverDnCheevjBatched_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4867,7 +4867,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t 
 
 MOCK_API cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnZheevjBatched_bufferSize");
+    cubind_mock_begin("cusolverDnZheevjBatched_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4884,7 +4884,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnSsyevjBatched");
+    cubind_mock_begin("cusolverDnSsyevjBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4903,7 +4903,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cus
 
 MOCK_API cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnDsyevjBatched");
+    cubind_mock_begin("cusolverDnDsyevjBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4922,7 +4922,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cus
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnCheevjBatched");
+    cubind_mock_begin("cusolverDnCheevjBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4941,7 +4941,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cus
 
 MOCK_API cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnZheevjBatched");
+    cubind_mock_begin("cusolverDnZheevjBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4960,7 +4960,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cus
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnSsyevj_bufferSize");
+    cubind_mock_begin("cusolverDnSsyevj_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4976,7 +4976,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnDsyevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnDsyevj_bufferSize");
+    cubind_mock_begin("cusolverDnDsyevj_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -4992,7 +4992,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnCheevj_bufferSize");
+    cubind_mock_begin("cusolverDnCheevj_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -5008,7 +5008,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnZheevj_bufferSize");
+    cubind_mock_begin("cusolverDnZheevj_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -5024,7 +5024,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnSsyevj");
+    cubind_mock_begin("cusolverDnSsyevj", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -5042,7 +5042,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEi
 
 MOCK_API cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnDsyevj");
+    cubind_mock_begin("cusolverDnDsyevj", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -5060,7 +5060,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnCheevj");
+    cubind_mock_begin("cusolverDnCheevj", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -5078,7 +5078,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEi
 
 MOCK_API cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnZheevj");
+    cubind_mock_begin("cusolverDnZheevj", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -5096,7 +5096,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnSsygvj_bufferSize");
+    cubind_mock_begin("cusolverDnSsygvj_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -5115,7 +5115,7 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnDsygvj_bufferSize");
+    cubind_mock_begin("cusolverDnDsygvj_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -5134,7 +5134,7 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnChegvj_bufferSize");
+    cubind_mock_begin("cusolverDnChegvj_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -5153,7 +5153,7 @@ MOCK_API cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnZhegvj_bufferSize");
+    cubind_mock_begin("cusolverDnZhegvj_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -5172,7 +5172,7 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnSsygvj");
+    cubind_mock_begin("cusolverDnSsygvj", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -5193,7 +5193,7 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEi
 
 MOCK_API cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnDsygvj");
+    cubind_mock_begin("cusolverDnDsygvj", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -5214,7 +5214,7 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnChegvj");
+    cubind_mock_begin("cusolverDnChegvj", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -5235,7 +5235,7 @@ MOCK_API cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEi
 
 MOCK_API cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnZhegvj");
+    cubind_mock_begin("cusolverDnZhegvj", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&itype, sizeof(cusolverEigType_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -5256,7 +5256,7 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)
 {
-    cubind_mock_begin("cusolverDnCreateGesvdjInfo");
+    cubind_mock_begin("cusolverDnCreateGesvdjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5264,7 +5264,7 @@ MOCK_API cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)
 
 MOCK_API cusolverStatus_t cusolverDnDestroyGesvdjInfo(gesvdjInfo_t info)
 {
-    cubind_mock_begin("cusolverDnDestroyGesvdjInfo");
+    cubind_mock_begin("cusolverDnDestroyGesvdjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5272,7 +5272,7 @@ MOCK_API cusolverStatus_t cusolverDnDestroyGesvdjInfo(gesvdjInfo_t info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXgesvdjSetTolerance(gesvdjInfo_t info, double tolerance)
 {
-    cubind_mock_begin("cusolverDnXgesvdjSetTolerance");
+    cubind_mock_begin("cusolverDnXgesvdjSetTolerance", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&tolerance, sizeof(double));
     return (cusolverStatus_t)cubind_mock_status();
@@ -5281,7 +5281,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjSetTolerance(gesvdjInfo_t info, doubl
 
 MOCK_API cusolverStatus_t cusolverDnXgesvdjSetMaxSweeps(gesvdjInfo_t info, int max_sweeps)
 {
-    cubind_mock_begin("cusolverDnXgesvdjSetMaxSweeps");
+    cubind_mock_begin("cusolverDnXgesvdjSetMaxSweeps", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&max_sweeps, sizeof(int));
     return (cusolverStatus_t)cubind_mock_status();
@@ -5290,7 +5290,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjSetMaxSweeps(gesvdjInfo_t info, int m
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXgesvdjSetSortEig(gesvdjInfo_t info, int sort_svd)
 {
-    cubind_mock_begin("cusolverDnXgesvdjSetSortEig");
+    cubind_mock_begin("cusolverDnXgesvdjSetSortEig", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&sort_svd, sizeof(int));
     return (cusolverStatus_t)cubind_mock_status();
@@ -5299,7 +5299,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjSetSortEig(gesvdjInfo_t info, int sor
 
 MOCK_API cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual)
 {
-    cubind_mock_begin("cusolverDnXgesvdjGetResidual");
+    cubind_mock_begin("cusolverDnXgesvdjGetResidual", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
@@ -5309,7 +5309,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps)
 {
-    cubind_mock_begin("cusolverDnXgesvdjGetSweeps");
+    cubind_mock_begin("cusolverDnXgesvdjGetSweeps", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
@@ -5319,7 +5319,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, 
 
 MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnSgesvdjBatched_bufferSize");
+    cubind_mock_begin("cusolverDnSgesvdjBatched_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -5340,7 +5340,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnDgesvdjBatched_bufferSize");
+    cubind_mock_begin("cusolverDnDgesvdjBatched_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -5361,7 +5361,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t
 
 MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnCgesvdjBatched_bufferSize");
+    cubind_mock_begin("cusolverDnCgesvdjBatched_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -5382,7 +5382,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnZgesvdjBatched_bufferSize");
+    cubind_mock_begin("cusolverDnZgesvdjBatched_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -5403,7 +5403,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t
 
 MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnSgesvdjBatched");
+    cubind_mock_begin("cusolverDnSgesvdjBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -5426,7 +5426,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnDgesvdjBatched");
+    cubind_mock_begin("cusolverDnDgesvdjBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -5449,7 +5449,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cu
 
 MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnCgesvdjBatched");
+    cubind_mock_begin("cusolverDnCgesvdjBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -5472,7 +5472,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)
 {
-    cubind_mock_begin("cusolverDnZgesvdjBatched");
+    cubind_mock_begin("cusolverDnZgesvdjBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -5495,7 +5495,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cu
 
 MOCK_API cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnSgesvdj_bufferSize");
+    cubind_mock_begin("cusolverDnSgesvdj_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&econ, sizeof(int));
@@ -5516,7 +5516,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnDgesvdj_bufferSize");
+    cubind_mock_begin("cusolverDnDgesvdj_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&econ, sizeof(int));
@@ -5537,7 +5537,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnCgesvdj_bufferSize");
+    cubind_mock_begin("cusolverDnCgesvdj_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&econ, sizeof(int));
@@ -5558,7 +5558,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnZgesvdj_bufferSize");
+    cubind_mock_begin("cusolverDnZgesvdj_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&econ, sizeof(int));
@@ -5579,7 +5579,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnSgesvdj");
+    cubind_mock_begin("cusolverDnSgesvdj", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&econ, sizeof(int));
@@ -5602,7 +5602,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverE
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnDgesvdj");
+    cubind_mock_begin("cusolverDnDgesvdj", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&econ, sizeof(int));
@@ -5625,7 +5625,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverE
 
 MOCK_API cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnCgesvdj");
+    cubind_mock_begin("cusolverDnCgesvdj", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&econ, sizeof(int));
@@ -5648,7 +5648,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverE
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params)
 {
-    cubind_mock_begin("cusolverDnZgesvdj");
+    cubind_mock_begin("cusolverDnZgesvdj", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&econ, sizeof(int));
@@ -5671,7 +5671,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverE
 
 MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize)
 {
-    cubind_mock_begin("cusolverDnSgesvdaStridedBatched_bufferSize");
+    cubind_mock_begin("cusolverDnSgesvdaStridedBatched_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&rank, sizeof(int));
@@ -5696,7 +5696,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnH
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize)
 {
-    cubind_mock_begin("cusolverDnDgesvdaStridedBatched_bufferSize");
+    cubind_mock_begin("cusolverDnDgesvdaStridedBatched_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&rank, sizeof(int));
@@ -5721,7 +5721,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnH
 
 MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)
 {
-    cubind_mock_begin("cusolverDnCgesvdaStridedBatched_bufferSize");
+    cubind_mock_begin("cusolverDnCgesvdaStridedBatched_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&rank, sizeof(int));
@@ -5746,7 +5746,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnH
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)
 {
-    cubind_mock_begin("cusolverDnZgesvdaStridedBatched_bufferSize");
+    cubind_mock_begin("cusolverDnZgesvdaStridedBatched_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&rank, sizeof(int));
@@ -5771,7 +5771,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnH
 
 MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)
 {
-    cubind_mock_begin("cusolverDnSgesvdaStridedBatched");
+    cubind_mock_begin("cusolverDnSgesvdaStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&rank, sizeof(int));
@@ -5799,7 +5799,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t han
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)
 {
-    cubind_mock_begin("cusolverDnDgesvdaStridedBatched");
+    cubind_mock_begin("cusolverDnDgesvdaStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&rank, sizeof(int));
@@ -5827,7 +5827,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t han
 
 MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)
 {
-    cubind_mock_begin("cusolverDnCgesvdaStridedBatched");
+    cubind_mock_begin("cusolverDnCgesvdaStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&rank, sizeof(int));
@@ -5855,7 +5855,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t han
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)
 {
-    cubind_mock_begin("cusolverDnZgesvdaStridedBatched");
+    cubind_mock_begin("cusolverDnZgesvdaStridedBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&rank, sizeof(int));
@@ -5883,7 +5883,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t han
 
 MOCK_API cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)
 {
-    cubind_mock_begin("cusolverDnCreateParams");
+    cubind_mock_begin("cusolverDnCreateParams", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5891,7 +5891,7 @@ MOCK_API cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t params)
 {
-    cubind_mock_begin("cusolverDnDestroyParams");
+    cubind_mock_begin("cusolverDnDestroyParams", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5899,7 +5899,7 @@ MOCK_API cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t params)
 
 MOCK_API cusolverStatus_t cusolverDnSetAdvOptions(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo)
 {
-    cubind_mock_begin("cusolverDnSetAdvOptions");
+    cubind_mock_begin("cusolverDnSetAdvOptions", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&function, sizeof(cusolverDnFunction_t));
     cubind_mock_arg(&algo, sizeof(cusolverAlgMode_t));
@@ -5909,7 +5909,7 @@ MOCK_API cusolverStatus_t cusolverDnSetAdvOptions(cusolverDnParams_t params, cus
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind_mock_begin("cusolverDnXpotrf_bufferSize");
+    cubind_mock_begin("cusolverDnXpotrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -5926,7 +5926,7 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind_mock_begin("cusolverDnXpotrf");
+    cubind_mock_begin("cusolverDnXpotrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -5946,7 +5946,7 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDn
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)
 {
-    cubind_mock_begin("cusolverDnXpotrs");
+    cubind_mock_begin("cusolverDnXpotrs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -5965,7 +5965,7 @@ MOCK_API cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDn
 
 MOCK_API cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind_mock_begin("cusolverDnXgeqrf_bufferSize");
+    cubind_mock_begin("cusolverDnXgeqrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -5984,7 +5984,7 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind_mock_begin("cusolverDnXgeqrf");
+    cubind_mock_begin("cusolverDnXgeqrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -6006,7 +6006,7 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDn
 
 MOCK_API cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind_mock_begin("cusolverDnXgetrf_bufferSize");
+    cubind_mock_begin("cusolverDnXgetrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -6023,7 +6023,7 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind_mock_begin("cusolverDnXgetrf");
+    cubind_mock_begin("cusolverDnXgetrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&m, sizeof(int64_t));
@@ -6044,7 +6044,7 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDn
 
 MOCK_API cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)
 {
-    cubind_mock_begin("cusolverDnXgetrs");
+    cubind_mock_begin("cusolverDnXgetrs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&trans, sizeof(cublasOperation_t));
@@ -6064,7 +6064,7 @@ MOCK_API cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDn
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind_mock_begin("cusolverDnXsyevd_bufferSize");
+    cubind_mock_begin("cusolverDnXsyevd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -6084,7 +6084,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind_mock_begin("cusolverDnXsyevd");
+    cubind_mock_begin("cusolverDnXsyevd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -6107,7 +6107,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDn
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXsyevBatched_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize)
 {
-    cubind_mock_begin("cusolverDnXsyevBatched_bufferSize");
+    cubind_mock_begin("cusolverDnXsyevBatched_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -6128,7 +6128,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevBatched_bufferSize(cusolverDnHandle_t h
 
 MOCK_API cusolverStatus_t cusolverDnXsyevBatched(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize)
 {
-    cubind_mock_begin("cusolverDnXsyevBatched");
+    cubind_mock_begin("cusolverDnXsyevBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -6152,7 +6152,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevBatched(cusolverDnHandle_t handle, cuso
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind_mock_begin("cusolverDnXsyevdx_bufferSize");
+    cubind_mock_begin("cusolverDnXsyevdx_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -6178,7 +6178,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind_mock_begin("cusolverDnXsyevdx");
+    cubind_mock_begin("cusolverDnXsyevdx", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -6207,7 +6207,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverD
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind_mock_begin("cusolverDnXgeev_bufferSize");
+    cubind_mock_begin("cusolverDnXgeev_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&jobvl, sizeof(cusolverEigMode_t));
@@ -6233,7 +6233,7 @@ MOCK_API cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t handle, 
 
 MOCK_API cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind_mock_begin("cusolverDnXgeev");
+    cubind_mock_begin("cusolverDnXgeev", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&jobvl, sizeof(cusolverEigMode_t));
@@ -6262,7 +6262,7 @@ MOCK_API cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnP
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind_mock_begin("cusolverDnXgesvd_bufferSize");
+    cubind_mock_begin("cusolverDnXgesvd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&jobu, sizeof(signed char));
@@ -6289,7 +6289,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
 {
-    cubind_mock_begin("cusolverDnXgesvd");
+    cubind_mock_begin("cusolverDnXgesvd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&jobu, sizeof(signed char));
@@ -6319,7 +6319,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDn
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind_mock_begin("cusolverDnXgesvdp_bufferSize");
+    cubind_mock_begin("cusolverDnXgesvdp_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -6346,7 +6346,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma)
 {
-    cubind_mock_begin("cusolverDnXgesvdp");
+    cubind_mock_begin("cusolverDnXgesvdp", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
@@ -6377,7 +6377,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverD
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind_mock_begin("cusolverDnXgesvdr_bufferSize");
+    cubind_mock_begin("cusolverDnXgesvdr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&jobu, sizeof(signed char));
@@ -6407,7 +6407,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info)
 {
-    cubind_mock_begin("cusolverDnXgesvdr");
+    cubind_mock_begin("cusolverDnXgesvdr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&jobu, sizeof(signed char));
@@ -6440,7 +6440,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverD
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnXlarft_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
 {
-    cubind_mock_begin("cusolverDnXlarft_bufferSize");
+    cubind_mock_begin("cusolverDnXlarft_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&direct, sizeof(cusolverDirectMode_t));
@@ -6464,7 +6464,7 @@ MOCK_API cusolverStatus_t cusolverDnXlarft_bufferSize(cusolverDnHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverDnXlarft(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost)
 {
-    cubind_mock_begin("cusolverDnXlarft");
+    cubind_mock_begin("cusolverDnXlarft", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t));
     cubind_mock_arg(&direct, sizeof(cusolverDirectMode_t));
@@ -6490,7 +6490,7 @@ MOCK_API cusolverStatus_t cusolverDnXlarft(cusolverDnHandle_t handle, cusolverDn
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t callback)
 {
-    cubind_mock_begin("cusolverDnLoggerSetCallback");
+    cubind_mock_begin("cusolverDnLoggerSetCallback", __builtin_return_address(0));
     cubind_mock_arg(&callback, sizeof(cusolverDnLoggerCallback_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6498,7 +6498,7 @@ MOCK_API cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t
 
 MOCK_API cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)
 {
-    cubind_mock_begin("cusolverDnLoggerSetFile");
+    cubind_mock_begin("cusolverDnLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6506,7 +6506,7 @@ MOCK_API cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)
 {
-    cubind_mock_begin("cusolverDnLoggerOpenFile");
+    cubind_mock_begin("cusolverDnLoggerOpenFile", __builtin_return_address(0));
     cubind_mock_arg(&logFile, sizeof(const char *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6514,7 +6514,7 @@ MOCK_API cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)
 
 MOCK_API cusolverStatus_t cusolverDnLoggerSetLevel(int level)
 {
-    cubind_mock_begin("cusolverDnLoggerSetLevel");
+    cubind_mock_begin("cusolverDnLoggerSetLevel", __builtin_return_address(0));
     cubind_mock_arg(&level, sizeof(int));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6522,7 +6522,7 @@ MOCK_API cusolverStatus_t cusolverDnLoggerSetLevel(int level)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverDnLoggerSetMask(int mask)
 {
-    cubind_mock_begin("cusolverDnLoggerSetMask");
+    cubind_mock_begin("cusolverDnLoggerSetMask", __builtin_return_address(0));
     cubind_mock_arg(&mask, sizeof(int));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6530,14 +6530,14 @@ MOCK_API cusolverStatus_t cusolverDnLoggerSetMask(int mask)
 
 MOCK_API cusolverStatus_t cusolverDnLoggerForceDisable(void)
 {
-    cubind_mock_begin("cusolverDnLoggerForceDisable");
+    cubind_mock_begin("cusolverDnLoggerForceDisable", __builtin_return_address(0));
     return (cusolverStatus_t)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)
 {
-    cubind_mock_begin("cusolverSpCreate");
+    cubind_mock_begin("cusolverSpCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6545,7 +6545,7 @@ MOCK_API cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)
 
 MOCK_API cusolverStatus_t cusolverSpDestroy(cusolverSpHandle_t handle)
 {
-    cubind_mock_begin("cusolverSpDestroy");
+    cubind_mock_begin("cusolverSpDestroy", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6553,7 +6553,7 @@ MOCK_API cusolverStatus_t cusolverSpDestroy(cusolverSpHandle_t handle)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpSetStream(cusolverSpHandle_t handle, cudaStream_t streamId)
 {
-    cubind_mock_begin("cusolverSpSetStream");
+    cubind_mock_begin("cusolverSpSetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t));
     return (cusolverStatus_t)cubind_mock_status();
@@ -6562,7 +6562,7 @@ MOCK_API cusolverStatus_t cusolverSpSetStream(cusolverSpHandle_t handle, cudaStr
 
 MOCK_API cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStream_t *streamId)
 {
-    cubind_mock_begin("cusolverSpGetStream");
+    cubind_mock_begin("cusolverSpGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     return (cusolverStatus_t)cubind_mock_status();
@@ -6571,7 +6571,7 @@ MOCK_API cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym)
 {
-    cubind_mock_begin("cusolverSpXcsrissymHost");
+    cubind_mock_begin("cusolverSpXcsrissymHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -6586,7 +6586,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int
 
 MOCK_API cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpScsrlsvluHost");
+    cubind_mock_begin("cusolverSpScsrlsvluHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -6605,7 +6605,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpDcsrlsvluHost");
+    cubind_mock_begin("cusolverSpDcsrlsvluHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -6624,7 +6624,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int
 
 MOCK_API cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpCcsrlsvluHost");
+    cubind_mock_begin("cusolverSpCcsrlsvluHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -6643,7 +6643,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpZcsrlsvluHost");
+    cubind_mock_begin("cusolverSpZcsrlsvluHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -6662,7 +6662,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int
 
 MOCK_API cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpScsrlsvqr");
+    cubind_mock_begin("cusolverSpScsrlsvqr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6681,7 +6681,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpDcsrlsvqr");
+    cubind_mock_begin("cusolverSpDcsrlsvqr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6700,7 +6700,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, 
 
 MOCK_API cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpCcsrlsvqr");
+    cubind_mock_begin("cusolverSpCcsrlsvqr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6719,7 +6719,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpZcsrlsvqr");
+    cubind_mock_begin("cusolverSpZcsrlsvqr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6738,7 +6738,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, 
 
 MOCK_API cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpScsrlsvqrHost");
+    cubind_mock_begin("cusolverSpScsrlsvqrHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6757,7 +6757,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpDcsrlsvqrHost");
+    cubind_mock_begin("cusolverSpDcsrlsvqrHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6776,7 +6776,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int
 
 MOCK_API cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpCcsrlsvqrHost");
+    cubind_mock_begin("cusolverSpCcsrlsvqrHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6795,7 +6795,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpZcsrlsvqrHost");
+    cubind_mock_begin("cusolverSpZcsrlsvqrHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6814,7 +6814,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int
 
 MOCK_API cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpScsrlsvcholHost");
+    cubind_mock_begin("cusolverSpScsrlsvcholHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6833,7 +6833,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpDcsrlsvcholHost");
+    cubind_mock_begin("cusolverSpDcsrlsvcholHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6852,7 +6852,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, i
 
 MOCK_API cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpCcsrlsvcholHost");
+    cubind_mock_begin("cusolverSpCcsrlsvcholHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6871,7 +6871,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpZcsrlsvcholHost");
+    cubind_mock_begin("cusolverSpZcsrlsvcholHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6890,7 +6890,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, i
 
 MOCK_API cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpScsrlsvchol");
+    cubind_mock_begin("cusolverSpScsrlsvchol", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6909,7 +6909,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpDcsrlsvchol");
+    cubind_mock_begin("cusolverSpDcsrlsvchol", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6928,7 +6928,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m
 
 MOCK_API cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpCcsrlsvchol");
+    cubind_mock_begin("cusolverSpCcsrlsvchol", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6947,7 +6947,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
 {
-    cubind_mock_begin("cusolverSpZcsrlsvchol");
+    cubind_mock_begin("cusolverSpZcsrlsvchol", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -6966,7 +6966,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m
 
 MOCK_API cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm)
 {
-    cubind_mock_begin("cusolverSpScsrlsqvqrHost");
+    cubind_mock_begin("cusolverSpScsrlsqvqrHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -6987,7 +6987,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm)
 {
-    cubind_mock_begin("cusolverSpDcsrlsqvqrHost");
+    cubind_mock_begin("cusolverSpDcsrlsqvqrHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7008,7 +7008,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, in
 
 MOCK_API cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm)
 {
-    cubind_mock_begin("cusolverSpCcsrlsqvqrHost");
+    cubind_mock_begin("cusolverSpCcsrlsqvqrHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7029,7 +7029,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm)
 {
-    cubind_mock_begin("cusolverSpZcsrlsqvqrHost");
+    cubind_mock_begin("cusolverSpZcsrlsqvqrHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7050,7 +7050,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, in
 
 MOCK_API cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x)
 {
-    cubind_mock_begin("cusolverSpScsreigvsiHost");
+    cubind_mock_begin("cusolverSpScsreigvsiHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7070,7 +7070,7 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x)
 {
-    cubind_mock_begin("cusolverSpDcsreigvsiHost");
+    cubind_mock_begin("cusolverSpDcsreigvsiHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7090,7 +7090,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, in
 
 MOCK_API cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x)
 {
-    cubind_mock_begin("cusolverSpCcsreigvsiHost");
+    cubind_mock_begin("cusolverSpCcsreigvsiHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7110,7 +7110,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x)
 {
-    cubind_mock_begin("cusolverSpZcsreigvsiHost");
+    cubind_mock_begin("cusolverSpZcsreigvsiHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7130,7 +7130,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, in
 
 MOCK_API cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x)
 {
-    cubind_mock_begin("cusolverSpScsreigvsi");
+    cubind_mock_begin("cusolverSpScsreigvsi", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7150,7 +7150,7 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x)
 {
-    cubind_mock_begin("cusolverSpDcsreigvsi");
+    cubind_mock_begin("cusolverSpDcsreigvsi", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7170,7 +7170,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m,
 
 MOCK_API cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x)
 {
-    cubind_mock_begin("cusolverSpCcsreigvsi");
+    cubind_mock_begin("cusolverSpCcsreigvsi", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7190,7 +7190,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x)
 {
-    cubind_mock_begin("cusolverSpZcsreigvsi");
+    cubind_mock_begin("cusolverSpZcsreigvsi", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7210,7 +7210,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m,
 
 MOCK_API cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)
 {
-    cubind_mock_begin("cusolverSpScsreigsHost");
+    cubind_mock_begin("cusolverSpScsreigsHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7227,7 +7227,7 @@ MOCK_API cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)
 {
-    cubind_mock_begin("cusolverSpDcsreigsHost");
+    cubind_mock_begin("cusolverSpDcsreigsHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7244,7 +7244,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int 
 
 MOCK_API cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)
 {
-    cubind_mock_begin("cusolverSpCcsreigsHost");
+    cubind_mock_begin("cusolverSpCcsreigsHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7261,7 +7261,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)
 {
-    cubind_mock_begin("cusolverSpZcsreigsHost");
+    cubind_mock_begin("cusolverSpZcsreigsHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7278,7 +7278,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int 
 
 MOCK_API cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)
 {
-    cubind_mock_begin("cusolverSpXcsrsymrcmHost");
+    cubind_mock_begin("cusolverSpXcsrsymrcmHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -7292,7 +7292,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)
 {
-    cubind_mock_begin("cusolverSpXcsrsymmdqHost");
+    cubind_mock_begin("cusolverSpXcsrsymmdqHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -7306,7 +7306,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, in
 
 MOCK_API cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)
 {
-    cubind_mock_begin("cusolverSpXcsrsymamdHost");
+    cubind_mock_begin("cusolverSpXcsrsymamdHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -7320,7 +7320,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p)
 {
-    cubind_mock_begin("cusolverSpXcsrmetisndHost");
+    cubind_mock_begin("cusolverSpXcsrmetisndHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -7335,7 +7335,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, i
 
 MOCK_API cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
 {
-    cubind_mock_begin("cusolverSpScsrzfdHost");
+    cubind_mock_begin("cusolverSpScsrzfdHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7351,7 +7351,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
 {
-    cubind_mock_begin("cusolverSpDcsrzfdHost");
+    cubind_mock_begin("cusolverSpDcsrzfdHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7367,7 +7367,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n
 
 MOCK_API cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
 {
-    cubind_mock_begin("cusolverSpCcsrzfdHost");
+    cubind_mock_begin("cusolverSpCcsrzfdHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7383,7 +7383,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
 {
-    cubind_mock_begin("cusolverSpZcsrzfdHost");
+    cubind_mock_begin("cusolverSpZcsrzfdHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -7399,7 +7399,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n
 
 MOCK_API cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes)
 {
-    cubind_mock_begin("cusolverSpXcsrperm_bufferSizeHost");
+    cubind_mock_begin("cusolverSpXcsrperm_bufferSizeHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7416,7 +7416,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t h
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpXcsrpermHost");
+    cubind_mock_begin("cusolverSpXcsrpermHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7434,7 +7434,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int 
 
 MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)
 {
-    cubind_mock_begin("cusolverSpCreateCsrqrInfo");
+    cubind_mock_begin("cusolverSpCreateCsrqrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7442,7 +7442,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDestroyCsrqrInfo(csrqrInfo_t info)
 {
-    cubind_mock_begin("cusolverSpDestroyCsrqrInfo");
+    cubind_mock_begin("cusolverSpDestroyCsrqrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7450,7 +7450,7 @@ MOCK_API cusolverStatus_t cusolverSpDestroyCsrqrInfo(csrqrInfo_t info)
 
 MOCK_API cusolverStatus_t cusolverSpXcsrqrAnalysisBatched(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info)
 {
-    cubind_mock_begin("cusolverSpXcsrqrAnalysisBatched");
+    cubind_mock_begin("cusolverSpXcsrqrAnalysisBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7465,7 +7465,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrqrAnalysisBatched(cusolverSpHandle_t han
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpScsrqrBufferInfoBatched");
+    cubind_mock_begin("cusolverSpScsrqrBufferInfoBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7484,7 +7484,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t h
 
 MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpDcsrqrBufferInfoBatched");
+    cubind_mock_begin("cusolverSpDcsrqrBufferInfoBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7503,7 +7503,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t h
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpCcsrqrBufferInfoBatched");
+    cubind_mock_begin("cusolverSpCcsrqrBufferInfoBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7522,7 +7522,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t h
 
 MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpZcsrqrBufferInfoBatched");
+    cubind_mock_begin("cusolverSpZcsrqrBufferInfoBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7541,7 +7541,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t h
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpScsrqrsvBatched");
+    cubind_mock_begin("cusolverSpScsrqrsvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7561,7 +7561,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, i
 
 MOCK_API cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpDcsrqrsvBatched");
+    cubind_mock_begin("cusolverSpDcsrqrsvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7581,7 +7581,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpCcsrqrsvBatched");
+    cubind_mock_begin("cusolverSpCcsrqrsvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7601,7 +7601,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, i
 
 MOCK_API cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpZcsrqrsvBatched");
+    cubind_mock_begin("cusolverSpZcsrqrsvBatched", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7621,7 +7621,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCreateCsrluInfoHost(csrluInfoHost_t *info)
 {
-    cubind_mock_begin("cusolverSpCreateCsrluInfoHost");
+    cubind_mock_begin("cusolverSpCreateCsrluInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7629,7 +7629,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrluInfoHost(csrluInfoHost_t *info)
 
 MOCK_API cusolverStatus_t cusolverSpDestroyCsrluInfoHost(csrluInfoHost_t info)
 {
-    cubind_mock_begin("cusolverSpDestroyCsrluInfoHost");
+    cubind_mock_begin("cusolverSpDestroyCsrluInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7637,7 +7637,7 @@ MOCK_API cusolverStatus_t cusolverSpDestroyCsrluInfoHost(csrluInfoHost_t info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpXcsrluAnalysisHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info)
 {
-    cubind_mock_begin("cusolverSpXcsrluAnalysisHost");
+    cubind_mock_begin("cusolverSpXcsrluAnalysisHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -7651,7 +7651,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrluAnalysisHost(cusolverSpHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverSpScsrluBufferInfoHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpScsrluBufferInfoHost");
+    cubind_mock_begin("cusolverSpScsrluBufferInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -7668,7 +7668,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrluBufferInfoHost(cusolverSpHandle_t hand
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrluBufferInfoHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpDcsrluBufferInfoHost");
+    cubind_mock_begin("cusolverSpDcsrluBufferInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -7685,7 +7685,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluBufferInfoHost(cusolverSpHandle_t hand
 
 MOCK_API cusolverStatus_t cusolverSpCcsrluBufferInfoHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpCcsrluBufferInfoHost");
+    cubind_mock_begin("cusolverSpCcsrluBufferInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -7702,7 +7702,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluBufferInfoHost(cusolverSpHandle_t hand
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrluBufferInfoHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpZcsrluBufferInfoHost");
+    cubind_mock_begin("cusolverSpZcsrluBufferInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -7719,7 +7719,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluBufferInfoHost(cusolverSpHandle_t hand
 
 MOCK_API cusolverStatus_t cusolverSpScsrluFactorHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpScsrluFactorHost");
+    cubind_mock_begin("cusolverSpScsrluFactorHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -7736,7 +7736,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrluFactorHost(cusolverSpHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrluFactorHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpDcsrluFactorHost");
+    cubind_mock_begin("cusolverSpDcsrluFactorHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -7753,7 +7753,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluFactorHost(cusolverSpHandle_t handle, 
 
 MOCK_API cusolverStatus_t cusolverSpCcsrluFactorHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpCcsrluFactorHost");
+    cubind_mock_begin("cusolverSpCcsrluFactorHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -7770,7 +7770,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluFactorHost(cusolverSpHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrluFactorHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpZcsrluFactorHost");
+    cubind_mock_begin("cusolverSpZcsrluFactorHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -7787,7 +7787,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluFactorHost(cusolverSpHandle_t handle, 
 
 MOCK_API cusolverStatus_t cusolverSpScsrluZeroPivotHost(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position)
 {
-    cubind_mock_begin("cusolverSpScsrluZeroPivotHost");
+    cubind_mock_begin("cusolverSpScsrluZeroPivotHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
@@ -7798,7 +7798,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrluZeroPivotHost(cusolverSpHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrluZeroPivotHost(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position)
 {
-    cubind_mock_begin("cusolverSpDcsrluZeroPivotHost");
+    cubind_mock_begin("cusolverSpDcsrluZeroPivotHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
@@ -7809,7 +7809,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluZeroPivotHost(cusolverSpHandle_t handl
 
 MOCK_API cusolverStatus_t cusolverSpCcsrluZeroPivotHost(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position)
 {
-    cubind_mock_begin("cusolverSpCcsrluZeroPivotHost");
+    cubind_mock_begin("cusolverSpCcsrluZeroPivotHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
@@ -7820,7 +7820,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluZeroPivotHost(cusolverSpHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrluZeroPivotHost(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position)
 {
-    cubind_mock_begin("cusolverSpZcsrluZeroPivotHost");
+    cubind_mock_begin("cusolverSpZcsrluZeroPivotHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
@@ -7831,7 +7831,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluZeroPivotHost(cusolverSpHandle_t handl
 
 MOCK_API cusolverStatus_t cusolverSpScsrluSolveHost(cusolverSpHandle_t handle, int n, const float *b, float *x, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpScsrluSolveHost");
+    cubind_mock_begin("cusolverSpScsrluSolveHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&b, sizeof(const float *));
@@ -7844,7 +7844,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrluSolveHost(cusolverSpHandle_t handle, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrluSolveHost(cusolverSpHandle_t handle, int n, const double *b, double *x, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpDcsrluSolveHost");
+    cubind_mock_begin("cusolverSpDcsrluSolveHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&b, sizeof(const double *));
@@ -7857,7 +7857,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluSolveHost(cusolverSpHandle_t handle, i
 
 MOCK_API cusolverStatus_t cusolverSpCcsrluSolveHost(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpCcsrluSolveHost");
+    cubind_mock_begin("cusolverSpCcsrluSolveHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&b, sizeof(const cuComplex *));
@@ -7870,7 +7870,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluSolveHost(cusolverSpHandle_t handle, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrluSolveHost(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpZcsrluSolveHost");
+    cubind_mock_begin("cusolverSpZcsrluSolveHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&b, sizeof(const cuDoubleComplex *));
@@ -7883,7 +7883,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluSolveHost(cusolverSpHandle_t handle, i
 
 MOCK_API cusolverStatus_t cusolverSpXcsrluNnzHost(cusolverSpHandle_t handle, int *nnzLRef, int *nnzURef, csrluInfoHost_t info)
 {
-    cubind_mock_begin("cusolverSpXcsrluNnzHost");
+    cubind_mock_begin("cusolverSpXcsrluNnzHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&nnzLRef, sizeof(int *));
     cubind_mock_arg(&nnzURef, sizeof(int *));
@@ -7894,7 +7894,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrluNnzHost(cusolverSpHandle_t handle, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpScsrluExtractHost(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, float *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, float *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpScsrluExtractHost");
+    cubind_mock_begin("cusolverSpScsrluExtractHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
@@ -7914,7 +7914,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrluExtractHost(cusolverSpHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverSpDcsrluExtractHost(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, double *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, double *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpDcsrluExtractHost");
+    cubind_mock_begin("cusolverSpDcsrluExtractHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
@@ -7934,7 +7934,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluExtractHost(cusolverSpHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCcsrluExtractHost(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpCcsrluExtractHost");
+    cubind_mock_begin("cusolverSpCcsrluExtractHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
@@ -7954,7 +7954,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluExtractHost(cusolverSpHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverSpZcsrluExtractHost(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuDoubleComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuDoubleComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpZcsrluExtractHost");
+    cubind_mock_begin("cusolverSpZcsrluExtractHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
@@ -7974,7 +7974,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluExtractHost(cusolverSpHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfoHost(csrqrInfoHost_t *info)
 {
-    cubind_mock_begin("cusolverSpCreateCsrqrInfoHost");
+    cubind_mock_begin("cusolverSpCreateCsrqrInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7982,7 +7982,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfoHost(csrqrInfoHost_t *info)
 
 MOCK_API cusolverStatus_t cusolverSpDestroyCsrqrInfoHost(csrqrInfoHost_t info)
 {
-    cubind_mock_begin("cusolverSpDestroyCsrqrInfoHost");
+    cubind_mock_begin("cusolverSpDestroyCsrqrInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7990,7 +7990,7 @@ MOCK_API cusolverStatus_t cusolverSpDestroyCsrqrInfoHost(csrqrInfoHost_t info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpXcsrqrAnalysisHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info)
 {
-    cubind_mock_begin("cusolverSpXcsrqrAnalysisHost");
+    cubind_mock_begin("cusolverSpXcsrqrAnalysisHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8005,7 +8005,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrqrAnalysisHost(cusolverSpHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpScsrqrBufferInfoHost");
+    cubind_mock_begin("cusolverSpScsrqrBufferInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8023,7 +8023,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoHost(cusolverSpHandle_t hand
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpDcsrqrBufferInfoHost");
+    cubind_mock_begin("cusolverSpDcsrqrBufferInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8041,7 +8041,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoHost(cusolverSpHandle_t hand
 
 MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpCcsrqrBufferInfoHost");
+    cubind_mock_begin("cusolverSpCcsrqrBufferInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8059,7 +8059,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoHost(cusolverSpHandle_t hand
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpZcsrqrBufferInfoHost");
+    cubind_mock_begin("cusolverSpZcsrqrBufferInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8077,7 +8077,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoHost(cusolverSpHandle_t hand
 
 MOCK_API cusolverStatus_t cusolverSpScsrqrSetupHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfoHost_t info)
 {
-    cubind_mock_begin("cusolverSpScsrqrSetupHost");
+    cubind_mock_begin("cusolverSpScsrqrSetupHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8094,7 +8094,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSetupHost(cusolverSpHandle_t handle, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrqrSetupHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfoHost_t info)
 {
-    cubind_mock_begin("cusolverSpDcsrqrSetupHost");
+    cubind_mock_begin("cusolverSpDcsrqrSetupHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8111,7 +8111,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSetupHost(cusolverSpHandle_t handle, i
 
 MOCK_API cusolverStatus_t cusolverSpCcsrqrSetupHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfoHost_t info)
 {
-    cubind_mock_begin("cusolverSpCcsrqrSetupHost");
+    cubind_mock_begin("cusolverSpCcsrqrSetupHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8128,7 +8128,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSetupHost(cusolverSpHandle_t handle, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrqrSetupHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfoHost_t info)
 {
-    cubind_mock_begin("cusolverSpZcsrqrSetupHost");
+    cubind_mock_begin("cusolverSpZcsrqrSetupHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8145,7 +8145,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSetupHost(cusolverSpHandle_t handle, i
 
 MOCK_API cusolverStatus_t cusolverSpScsrqrFactorHost(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpScsrqrFactorHost");
+    cubind_mock_begin("cusolverSpScsrqrFactorHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8160,7 +8160,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactorHost(cusolverSpHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrqrFactorHost(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpDcsrqrFactorHost");
+    cubind_mock_begin("cusolverSpDcsrqrFactorHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8175,7 +8175,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactorHost(cusolverSpHandle_t handle, 
 
 MOCK_API cusolverStatus_t cusolverSpCcsrqrFactorHost(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpCcsrqrFactorHost");
+    cubind_mock_begin("cusolverSpCcsrqrFactorHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8190,7 +8190,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactorHost(cusolverSpHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrqrFactorHost(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpZcsrqrFactorHost");
+    cubind_mock_begin("cusolverSpZcsrqrFactorHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8205,7 +8205,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactorHost(cusolverSpHandle_t handle, 
 
 MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivotHost(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position)
 {
-    cubind_mock_begin("cusolverSpScsrqrZeroPivotHost");
+    cubind_mock_begin("cusolverSpScsrqrZeroPivotHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
@@ -8216,7 +8216,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivotHost(cusolverSpHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivotHost(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position)
 {
-    cubind_mock_begin("cusolverSpDcsrqrZeroPivotHost");
+    cubind_mock_begin("cusolverSpDcsrqrZeroPivotHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
@@ -8227,7 +8227,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivotHost(cusolverSpHandle_t handl
 
 MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivotHost(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position)
 {
-    cubind_mock_begin("cusolverSpCcsrqrZeroPivotHost");
+    cubind_mock_begin("cusolverSpCcsrqrZeroPivotHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
@@ -8238,7 +8238,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivotHost(cusolverSpHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivotHost(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position)
 {
-    cubind_mock_begin("cusolverSpZcsrqrZeroPivotHost");
+    cubind_mock_begin("cusolverSpZcsrqrZeroPivotHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
@@ -8249,7 +8249,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivotHost(cusolverSpHandle_t handl
 
 MOCK_API cusolverStatus_t cusolverSpScsrqrSolveHost(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpScsrqrSolveHost");
+    cubind_mock_begin("cusolverSpScsrqrSolveHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8263,7 +8263,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolveHost(cusolverSpHandle_t handle, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrqrSolveHost(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpDcsrqrSolveHost");
+    cubind_mock_begin("cusolverSpDcsrqrSolveHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8277,7 +8277,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolveHost(cusolverSpHandle_t handle, i
 
 MOCK_API cusolverStatus_t cusolverSpCcsrqrSolveHost(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpCcsrqrSolveHost");
+    cubind_mock_begin("cusolverSpCcsrqrSolveHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8291,7 +8291,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolveHost(cusolverSpHandle_t handle, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrqrSolveHost(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpZcsrqrSolveHost");
+    cubind_mock_begin("cusolverSpZcsrqrSolveHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8305,7 +8305,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolveHost(cusolverSpHandle_t handle, i
 
 MOCK_API cusolverStatus_t cusolverSpXcsrqrAnalysis(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info)
 {
-    cubind_mock_begin("cusolverSpXcsrqrAnalysis");
+    cubind_mock_begin("cusolverSpXcsrqrAnalysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8320,7 +8320,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrqrAnalysis(cusolverSpHandle_t handle, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfo(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpScsrqrBufferInfo");
+    cubind_mock_begin("cusolverSpScsrqrBufferInfo", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8338,7 +8338,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfo(cusolverSpHandle_t handle, 
 
 MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfo(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpDcsrqrBufferInfo");
+    cubind_mock_begin("cusolverSpDcsrqrBufferInfo", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8356,7 +8356,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfo(cusolverSpHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfo(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpCcsrqrBufferInfo");
+    cubind_mock_begin("cusolverSpCcsrqrBufferInfo", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8374,7 +8374,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfo(cusolverSpHandle_t handle, 
 
 MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfo(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpZcsrqrBufferInfo");
+    cubind_mock_begin("cusolverSpZcsrqrBufferInfo", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8392,7 +8392,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfo(cusolverSpHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpScsrqrSetup(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfo_t info)
 {
-    cubind_mock_begin("cusolverSpScsrqrSetup");
+    cubind_mock_begin("cusolverSpScsrqrSetup", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8409,7 +8409,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSetup(cusolverSpHandle_t handle, int m
 
 MOCK_API cusolverStatus_t cusolverSpDcsrqrSetup(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfo_t info)
 {
-    cubind_mock_begin("cusolverSpDcsrqrSetup");
+    cubind_mock_begin("cusolverSpDcsrqrSetup", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8426,7 +8426,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSetup(cusolverSpHandle_t handle, int m
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCcsrqrSetup(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfo_t info)
 {
-    cubind_mock_begin("cusolverSpCcsrqrSetup");
+    cubind_mock_begin("cusolverSpCcsrqrSetup", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8443,7 +8443,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSetup(cusolverSpHandle_t handle, int m
 
 MOCK_API cusolverStatus_t cusolverSpZcsrqrSetup(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfo_t info)
 {
-    cubind_mock_begin("cusolverSpZcsrqrSetup");
+    cubind_mock_begin("cusolverSpZcsrqrSetup", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8460,7 +8460,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSetup(cusolverSpHandle_t handle, int m
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpScsrqrFactor(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpScsrqrFactor");
+    cubind_mock_begin("cusolverSpScsrqrFactor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8475,7 +8475,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactor(cusolverSpHandle_t handle, int 
 
 MOCK_API cusolverStatus_t cusolverSpDcsrqrFactor(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpDcsrqrFactor");
+    cubind_mock_begin("cusolverSpDcsrqrFactor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8490,7 +8490,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactor(cusolverSpHandle_t handle, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCcsrqrFactor(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpCcsrqrFactor");
+    cubind_mock_begin("cusolverSpCcsrqrFactor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8505,7 +8505,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactor(cusolverSpHandle_t handle, int 
 
 MOCK_API cusolverStatus_t cusolverSpZcsrqrFactor(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpZcsrqrFactor");
+    cubind_mock_begin("cusolverSpZcsrqrFactor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8520,7 +8520,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactor(cusolverSpHandle_t handle, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivot(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position)
 {
-    cubind_mock_begin("cusolverSpScsrqrZeroPivot");
+    cubind_mock_begin("cusolverSpScsrqrZeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
@@ -8531,7 +8531,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivot(cusolverSpHandle_t handle, c
 
 MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivot(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position)
 {
-    cubind_mock_begin("cusolverSpDcsrqrZeroPivot");
+    cubind_mock_begin("cusolverSpDcsrqrZeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
@@ -8542,7 +8542,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivot(cusolverSpHandle_t handle, c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivot(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position)
 {
-    cubind_mock_begin("cusolverSpCcsrqrZeroPivot");
+    cubind_mock_begin("cusolverSpCcsrqrZeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
@@ -8553,7 +8553,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivot(cusolverSpHandle_t handle, c
 
 MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivot(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position)
 {
-    cubind_mock_begin("cusolverSpZcsrqrZeroPivot");
+    cubind_mock_begin("cusolverSpZcsrqrZeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
@@ -8564,7 +8564,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivot(cusolverSpHandle_t handle, c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpScsrqrSolve(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpScsrqrSolve");
+    cubind_mock_begin("cusolverSpScsrqrSolve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8578,7 +8578,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolve(cusolverSpHandle_t handle, int m
 
 MOCK_API cusolverStatus_t cusolverSpDcsrqrSolve(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpDcsrqrSolve");
+    cubind_mock_begin("cusolverSpDcsrqrSolve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8592,7 +8592,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolve(cusolverSpHandle_t handle, int m
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCcsrqrSolve(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpCcsrqrSolve");
+    cubind_mock_begin("cusolverSpCcsrqrSolve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8606,7 +8606,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolve(cusolverSpHandle_t handle, int m
 
 MOCK_API cusolverStatus_t cusolverSpZcsrqrSolve(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpZcsrqrSolve");
+    cubind_mock_begin("cusolverSpZcsrqrSolve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -8620,7 +8620,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolve(cusolverSpHandle_t handle, int m
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfoHost(csrcholInfoHost_t *info)
 {
-    cubind_mock_begin("cusolverSpCreateCsrcholInfoHost");
+    cubind_mock_begin("cusolverSpCreateCsrcholInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8628,7 +8628,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfoHost(csrcholInfoHost_t *inf
 
 MOCK_API cusolverStatus_t cusolverSpDestroyCsrcholInfoHost(csrcholInfoHost_t info)
 {
-    cubind_mock_begin("cusolverSpDestroyCsrcholInfoHost");
+    cubind_mock_begin("cusolverSpDestroyCsrcholInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8636,7 +8636,7 @@ MOCK_API cusolverStatus_t cusolverSpDestroyCsrcholInfoHost(csrcholInfoHost_t inf
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpXcsrcholAnalysisHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info)
 {
-    cubind_mock_begin("cusolverSpXcsrcholAnalysisHost");
+    cubind_mock_begin("cusolverSpXcsrcholAnalysisHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8650,7 +8650,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrcholAnalysisHost(cusolverSpHandle_t hand
 
 MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfoHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpScsrcholBufferInfoHost");
+    cubind_mock_begin("cusolverSpScsrcholBufferInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8667,7 +8667,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfoHost(cusolverSpHandle_t ha
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfoHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpDcsrcholBufferInfoHost");
+    cubind_mock_begin("cusolverSpDcsrcholBufferInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8684,7 +8684,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfoHost(cusolverSpHandle_t ha
 
 MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfoHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpCcsrcholBufferInfoHost");
+    cubind_mock_begin("cusolverSpCcsrcholBufferInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8701,7 +8701,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfoHost(cusolverSpHandle_t ha
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfoHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpZcsrcholBufferInfoHost");
+    cubind_mock_begin("cusolverSpZcsrcholBufferInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8718,7 +8718,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfoHost(cusolverSpHandle_t ha
 
 MOCK_API cusolverStatus_t cusolverSpScsrcholFactorHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpScsrcholFactorHost");
+    cubind_mock_begin("cusolverSpScsrcholFactorHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8734,7 +8734,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholFactorHost(cusolverSpHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrcholFactorHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpDcsrcholFactorHost");
+    cubind_mock_begin("cusolverSpDcsrcholFactorHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8750,7 +8750,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholFactorHost(cusolverSpHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverSpCcsrcholFactorHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpCcsrcholFactorHost");
+    cubind_mock_begin("cusolverSpCcsrcholFactorHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8766,7 +8766,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholFactorHost(cusolverSpHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrcholFactorHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpZcsrcholFactorHost");
+    cubind_mock_begin("cusolverSpZcsrcholFactorHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8782,7 +8782,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholFactorHost(cusolverSpHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivotHost(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position)
 {
-    cubind_mock_begin("cusolverSpScsrcholZeroPivotHost");
+    cubind_mock_begin("cusolverSpScsrcholZeroPivotHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
@@ -8793,7 +8793,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivotHost(cusolverSpHandle_t han
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivotHost(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position)
 {
-    cubind_mock_begin("cusolverSpDcsrcholZeroPivotHost");
+    cubind_mock_begin("cusolverSpDcsrcholZeroPivotHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
@@ -8804,7 +8804,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivotHost(cusolverSpHandle_t han
 
 MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivotHost(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position)
 {
-    cubind_mock_begin("cusolverSpCcsrcholZeroPivotHost");
+    cubind_mock_begin("cusolverSpCcsrcholZeroPivotHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
@@ -8815,7 +8815,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivotHost(cusolverSpHandle_t han
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivotHost(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position)
 {
-    cubind_mock_begin("cusolverSpZcsrcholZeroPivotHost");
+    cubind_mock_begin("cusolverSpZcsrcholZeroPivotHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
@@ -8826,7 +8826,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivotHost(cusolverSpHandle_t han
 
 MOCK_API cusolverStatus_t cusolverSpScsrcholSolveHost(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpScsrcholSolveHost");
+    cubind_mock_begin("cusolverSpScsrcholSolveHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&b, sizeof(const float *));
@@ -8839,7 +8839,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolveHost(cusolverSpHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDcsrcholSolveHost(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpDcsrcholSolveHost");
+    cubind_mock_begin("cusolverSpDcsrcholSolveHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&b, sizeof(const double *));
@@ -8852,7 +8852,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolveHost(cusolverSpHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverSpCcsrcholSolveHost(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpCcsrcholSolveHost");
+    cubind_mock_begin("cusolverSpCcsrcholSolveHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&b, sizeof(const cuComplex *));
@@ -8865,7 +8865,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolveHost(cusolverSpHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpZcsrcholSolveHost(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfoHost_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpZcsrcholSolveHost");
+    cubind_mock_begin("cusolverSpZcsrcholSolveHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&b, sizeof(const cuDoubleComplex *));
@@ -8878,7 +8878,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolveHost(cusolverSpHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfo(csrcholInfo_t *info)
 {
-    cubind_mock_begin("cusolverSpCreateCsrcholInfo");
+    cubind_mock_begin("cusolverSpCreateCsrcholInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8886,7 +8886,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfo(csrcholInfo_t *info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpDestroyCsrcholInfo(csrcholInfo_t info)
 {
-    cubind_mock_begin("cusolverSpDestroyCsrcholInfo");
+    cubind_mock_begin("cusolverSpDestroyCsrcholInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8894,7 +8894,7 @@ MOCK_API cusolverStatus_t cusolverSpDestroyCsrcholInfo(csrcholInfo_t info)
 
 MOCK_API cusolverStatus_t cusolverSpXcsrcholAnalysis(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info)
 {
-    cubind_mock_begin("cusolverSpXcsrcholAnalysis");
+    cubind_mock_begin("cusolverSpXcsrcholAnalysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8908,7 +8908,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrcholAnalysis(cusolverSpHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfo(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpScsrcholBufferInfo");
+    cubind_mock_begin("cusolverSpScsrcholBufferInfo", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8925,7 +8925,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfo(cusolverSpHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfo(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpDcsrcholBufferInfo");
+    cubind_mock_begin("cusolverSpDcsrcholBufferInfo", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8942,7 +8942,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfo(cusolverSpHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfo(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpCcsrcholBufferInfo");
+    cubind_mock_begin("cusolverSpCcsrcholBufferInfo", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8959,7 +8959,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfo(cusolverSpHandle_t handle
 
 MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfo(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
 {
-    cubind_mock_begin("cusolverSpZcsrcholBufferInfo");
+    cubind_mock_begin("cusolverSpZcsrcholBufferInfo", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8976,7 +8976,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfo(cusolverSpHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpScsrcholFactor(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpScsrcholFactor");
+    cubind_mock_begin("cusolverSpScsrcholFactor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -8992,7 +8992,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholFactor(cusolverSpHandle_t handle, in
 
 MOCK_API cusolverStatus_t cusolverSpDcsrcholFactor(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpDcsrcholFactor");
+    cubind_mock_begin("cusolverSpDcsrcholFactor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -9008,7 +9008,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholFactor(cusolverSpHandle_t handle, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCcsrcholFactor(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpCcsrcholFactor");
+    cubind_mock_begin("cusolverSpCcsrcholFactor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -9024,7 +9024,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholFactor(cusolverSpHandle_t handle, in
 
 MOCK_API cusolverStatus_t cusolverSpZcsrcholFactor(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpZcsrcholFactor");
+    cubind_mock_begin("cusolverSpZcsrcholFactor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -9040,7 +9040,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholFactor(cusolverSpHandle_t handle, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivot(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position)
 {
-    cubind_mock_begin("cusolverSpScsrcholZeroPivot");
+    cubind_mock_begin("cusolverSpScsrcholZeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
@@ -9051,7 +9051,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivot(cusolverSpHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivot(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position)
 {
-    cubind_mock_begin("cusolverSpDcsrcholZeroPivot");
+    cubind_mock_begin("cusolverSpDcsrcholZeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
@@ -9062,7 +9062,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivot(cusolverSpHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivot(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position)
 {
-    cubind_mock_begin("cusolverSpCcsrcholZeroPivot");
+    cubind_mock_begin("cusolverSpCcsrcholZeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
@@ -9073,7 +9073,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivot(cusolverSpHandle_t handle,
 
 MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivot(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position)
 {
-    cubind_mock_begin("cusolverSpZcsrcholZeroPivot");
+    cubind_mock_begin("cusolverSpZcsrcholZeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
@@ -9084,7 +9084,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivot(cusolverSpHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpScsrcholSolve(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpScsrcholSolve");
+    cubind_mock_begin("cusolverSpScsrcholSolve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&b, sizeof(const float *));
@@ -9097,7 +9097,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolve(cusolverSpHandle_t handle, int
 
 MOCK_API cusolverStatus_t cusolverSpDcsrcholSolve(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpDcsrcholSolve");
+    cubind_mock_begin("cusolverSpDcsrcholSolve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&b, sizeof(const double *));
@@ -9110,7 +9110,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolve(cusolverSpHandle_t handle, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCcsrcholSolve(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpCcsrcholSolve");
+    cubind_mock_begin("cusolverSpCcsrcholSolve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&b, sizeof(const cuComplex *));
@@ -9123,7 +9123,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolve(cusolverSpHandle_t handle, int
 
 MOCK_API cusolverStatus_t cusolverSpZcsrcholSolve(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusolverSpZcsrcholSolve");
+    cubind_mock_begin("cusolverSpZcsrcholSolve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&b, sizeof(const cuDoubleComplex *));
@@ -9136,7 +9136,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolve(cusolverSpHandle_t handle, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpScsrcholDiag(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag)
 {
-    cubind_mock_begin("cusolverSpScsrcholDiag");
+    cubind_mock_begin("cusolverSpScsrcholDiag", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
@@ -9146,7 +9146,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholDiag(cusolverSpHandle_t handle, csrc
 
 MOCK_API cusolverStatus_t cusolverSpDcsrcholDiag(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag)
 {
-    cubind_mock_begin("cusolverSpDcsrcholDiag");
+    cubind_mock_begin("cusolverSpDcsrcholDiag", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
@@ -9156,7 +9156,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholDiag(cusolverSpHandle_t handle, csrc
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverSpCcsrcholDiag(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag)
 {
-    cubind_mock_begin("cusolverSpCcsrcholDiag");
+    cubind_mock_begin("cusolverSpCcsrcholDiag", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
@@ -9166,7 +9166,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholDiag(cusolverSpHandle_t handle, csrc
 
 MOCK_API cusolverStatus_t cusolverSpZcsrcholDiag(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag)
 {
-    cubind_mock_begin("cusolverSpZcsrcholDiag");
+    cubind_mock_begin("cusolverSpZcsrcholDiag", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
@@ -9176,7 +9176,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholDiag(cusolverSpHandle_t handle, csrc
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)
 {
-    cubind_mock_begin("cusolverRfCreate");
+    cubind_mock_begin("cusolverRfCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9184,7 +9184,7 @@ MOCK_API cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)
 
 MOCK_API cusolverStatus_t cusolverRfDestroy(cusolverRfHandle_t handle)
 {
-    cubind_mock_begin("cusolverRfDestroy");
+    cubind_mock_begin("cusolverRfDestroy", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9192,7 +9192,7 @@ MOCK_API cusolverStatus_t cusolverRfDestroy(cusolverRfHandle_t handle)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag)
 {
-    cubind_mock_begin("cusolverRfGetMatrixFormat");
+    cubind_mock_begin("cusolverRfGetMatrixFormat", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&format, sizeof(cusolverRfMatrixFormat_t *));
     cubind_mock_arg(&diag, sizeof(cusolverRfUnitDiagonal_t *));
@@ -9202,7 +9202,7 @@ MOCK_API cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, c
 
 MOCK_API cusolverStatus_t cusolverRfSetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag)
 {
-    cubind_mock_begin("cusolverRfSetMatrixFormat");
+    cubind_mock_begin("cusolverRfSetMatrixFormat", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&format, sizeof(cusolverRfMatrixFormat_t));
     cubind_mock_arg(&diag, sizeof(cusolverRfUnitDiagonal_t));
@@ -9212,7 +9212,7 @@ MOCK_API cusolverStatus_t cusolverRfSetMatrixFormat(cusolverRfHandle_t handle, c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverRfSetNumericProperties(cusolverRfHandle_t handle, double zero, double boost)
 {
-    cubind_mock_begin("cusolverRfSetNumericProperties");
+    cubind_mock_begin("cusolverRfSetNumericProperties", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&zero, sizeof(double));
     cubind_mock_arg(&boost, sizeof(double));
@@ -9222,7 +9222,7 @@ MOCK_API cusolverStatus_t cusolverRfSetNumericProperties(cusolverRfHandle_t hand
 
 MOCK_API cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t handle, double *zero, double *boost)
 {
-    cubind_mock_begin("cusolverRfGetNumericProperties");
+    cubind_mock_begin("cusolverRfGetNumericProperties", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&zero, sizeof(double *));
     cubind_mock_arg(&boost, sizeof(double *));
@@ -9232,7 +9232,7 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t hand
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report)
 {
-    cubind_mock_begin("cusolverRfGetNumericBoostReport");
+    cubind_mock_begin("cusolverRfGetNumericBoostReport", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&report, sizeof(cusolverRfNumericBoostReport_t *));
     return (cusolverStatus_t)cubind_mock_status();
@@ -9241,7 +9241,7 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t han
 
 MOCK_API cusolverStatus_t cusolverRfSetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg)
 {
-    cubind_mock_begin("cusolverRfSetAlgs");
+    cubind_mock_begin("cusolverRfSetAlgs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&factAlg, sizeof(cusolverRfFactorization_t));
     cubind_mock_arg(&solveAlg, sizeof(cusolverRfTriangularSolve_t));
@@ -9251,7 +9251,7 @@ MOCK_API cusolverStatus_t cusolverRfSetAlgs(cusolverRfHandle_t handle, cusolverR
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg)
 {
-    cubind_mock_begin("cusolverRfGetAlgs");
+    cubind_mock_begin("cusolverRfGetAlgs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&factAlg, sizeof(cusolverRfFactorization_t *));
     cubind_mock_arg(&solveAlg, sizeof(cusolverRfTriangularSolve_t *));
@@ -9261,7 +9261,7 @@ MOCK_API cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverR
 
 MOCK_API cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)
 {
-    cubind_mock_begin("cusolverRfGetResetValuesFastMode");
+    cubind_mock_begin("cusolverRfGetResetValuesFastMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&fastMode, sizeof(cusolverRfResetValuesFastMode_t *));
     return (cusolverStatus_t)cubind_mock_status();
@@ -9270,7 +9270,7 @@ MOCK_API cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t ha
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverRfSetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode)
 {
-    cubind_mock_begin("cusolverRfSetResetValuesFastMode");
+    cubind_mock_begin("cusolverRfSetResetValuesFastMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&fastMode, sizeof(cusolverRfResetValuesFastMode_t));
     return (cusolverStatus_t)cubind_mock_status();
@@ -9279,7 +9279,7 @@ MOCK_API cusolverStatus_t cusolverRfSetResetValuesFastMode(cusolverRfHandle_t ha
 
 MOCK_API cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)
 {
-    cubind_mock_begin("cusolverRfSetupHost");
+    cubind_mock_begin("cusolverRfSetupHost", __builtin_return_address(0));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
     cubind_mock_arg(&h_csrRowPtrA, sizeof(int *));
@@ -9302,7 +9302,7 @@ MOCK_API cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle)
 {
-    cubind_mock_begin("cusolverRfSetupDevice");
+    cubind_mock_begin("cusolverRfSetupDevice", __builtin_return_address(0));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
     cubind_mock_arg(&csrRowPtrA, sizeof(int *));
@@ -9325,7 +9325,7 @@ MOCK_API cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA
 
 MOCK_API cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle)
 {
-    cubind_mock_begin("cusolverRfResetValues");
+    cubind_mock_begin("cusolverRfResetValues", __builtin_return_address(0));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
     cubind_mock_arg(&csrRowPtrA, sizeof(int *));
@@ -9340,7 +9340,7 @@ MOCK_API cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverRfAnalyze(cusolverRfHandle_t handle)
 {
-    cubind_mock_begin("cusolverRfAnalyze");
+    cubind_mock_begin("cusolverRfAnalyze", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9348,7 +9348,7 @@ MOCK_API cusolverStatus_t cusolverRfAnalyze(cusolverRfHandle_t handle)
 
 MOCK_API cusolverStatus_t cusolverRfRefactor(cusolverRfHandle_t handle)
 {
-    cubind_mock_begin("cusolverRfRefactor");
+    cubind_mock_begin("cusolverRfRefactor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9356,7 +9356,7 @@ MOCK_API cusolverStatus_t cusolverRfRefactor(cusolverRfHandle_t handle)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)
 {
-    cubind_mock_begin("cusolverRfAccessBundledFactorsDevice");
+    cubind_mock_begin("cusolverRfAccessBundledFactorsDevice", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&nnzM, sizeof(int *));
     cubind_mock_arg(&Mp, sizeof(int **));
@@ -9368,7 +9368,7 @@ MOCK_API cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_
 
 MOCK_API cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)
 {
-    cubind_mock_begin("cusolverRfExtractBundledFactorsHost");
+    cubind_mock_begin("cusolverRfExtractBundledFactorsHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&h_nnzM, sizeof(int *));
     cubind_mock_arg(&h_Mp, sizeof(int **));
@@ -9380,7 +9380,7 @@ MOCK_API cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)
 {
-    cubind_mock_begin("cusolverRfExtractSplitFactorsHost");
+    cubind_mock_begin("cusolverRfExtractSplitFactorsHost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&h_nnzL, sizeof(int *));
     cubind_mock_arg(&h_csrRowPtrL, sizeof(int **));
@@ -9396,7 +9396,7 @@ MOCK_API cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t h
 
 MOCK_API cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf)
 {
-    cubind_mock_begin("cusolverRfSolve");
+    cubind_mock_begin("cusolverRfSolve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
@@ -9411,7 +9411,7 @@ MOCK_API cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA_array[], int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)
 {
-    cubind_mock_begin("cusolverRfBatchSetupHost");
+    cubind_mock_begin("cusolverRfBatchSetupHost", __builtin_return_address(0));
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -9435,7 +9435,7 @@ MOCK_API cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnz
 
 MOCK_API cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA_array[], int *P, int *Q, cusolverRfHandle_t handle)
 {
-    cubind_mock_begin("cusolverRfBatchResetValues");
+    cubind_mock_begin("cusolverRfBatchResetValues", __builtin_return_address(0));
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnzA, sizeof(int));
@@ -9451,7 +9451,7 @@ MOCK_API cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int n
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverRfBatchAnalyze(cusolverRfHandle_t handle)
 {
-    cubind_mock_begin("cusolverRfBatchAnalyze");
+    cubind_mock_begin("cusolverRfBatchAnalyze", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9459,7 +9459,7 @@ MOCK_API cusolverStatus_t cusolverRfBatchAnalyze(cusolverRfHandle_t handle)
 
 MOCK_API cusolverStatus_t cusolverRfBatchRefactor(cusolverRfHandle_t handle)
 {
-    cubind_mock_begin("cusolverRfBatchRefactor");
+    cubind_mock_begin("cusolverRfBatchRefactor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9467,7 +9467,7 @@ MOCK_API cusolverStatus_t cusolverRfBatchRefactor(cusolverRfHandle_t handle)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF_array[], int ldxf)
 {
-    cubind_mock_begin("cusolverRfBatchSolve");
+    cubind_mock_begin("cusolverRfBatchSolve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
@@ -9482,7 +9482,7 @@ MOCK_API cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P
 
 MOCK_API cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, int *position)
 {
-    cubind_mock_begin("cusolverRfBatchZeroPivot");
+    cubind_mock_begin("cusolverRfBatchZeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&position, sizeof(int *));
     return (cusolverStatus_t)cubind_mock_status();

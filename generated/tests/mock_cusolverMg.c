@@ -15,7 +15,7 @@
 
 MOCK_API cusolverStatus_t cusolverMgCreate(cusolverMgHandle_t *handle)
 {
-    cubind_mock_begin("cusolverMgCreate");
+    cubind_mock_begin("cusolverMgCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t *));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -23,7 +23,7 @@ MOCK_API cusolverStatus_t cusolverMgCreate(cusolverMgHandle_t *handle)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverMgDestroy(cusolverMgHandle_t handle)
 {
-    cubind_mock_begin("cusolverMgDestroy");
+    cubind_mock_begin("cusolverMgDestroy", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -31,7 +31,7 @@ MOCK_API cusolverStatus_t cusolverMgDestroy(cusolverMgHandle_t handle)
 
 MOCK_API cusolverStatus_t cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
 {
-    cubind_mock_begin("cusolverMgDeviceSelect");
+    cubind_mock_begin("cusolverMgDeviceSelect", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&nbDevices, sizeof(int));
     cubind_mock_arg(&deviceId, sizeof(int *));
@@ -41,7 +41,7 @@ MOCK_API cusolverStatus_t cusolverMgDeviceSelect(cusolverMgHandle_t handle, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
 {
-    cubind_mock_begin("cusolverMgCreateDeviceGrid");
+    cubind_mock_begin("cusolverMgCreateDeviceGrid", __builtin_return_address(0));
     cubind_mock_arg(&grid, sizeof(cudaLibMgGrid_t *));
     cubind_mock_arg(&numRowDevices, sizeof(int32_t));
     cubind_mock_arg(&numColDevices, sizeof(int32_t));
@@ -53,7 +53,7 @@ MOCK_API cusolverStatus_t cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int3
 
 MOCK_API cusolverStatus_t cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
 {
-    cubind_mock_begin("cusolverMgDestroyGrid");
+    cubind_mock_begin("cusolverMgDestroyGrid", __builtin_return_address(0));
     cubind_mock_arg(&grid, sizeof(cudaLibMgGrid_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -61,7 +61,7 @@ MOCK_API cusolverStatus_t cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
 {
-    cubind_mock_begin("cusolverMgCreateMatrixDesc");
+    cubind_mock_begin("cusolverMgCreateMatrixDesc", __builtin_return_address(0));
     cubind_mock_arg(&desc, sizeof(cudaLibMgMatrixDesc_t *));
     cubind_mock_arg(&numRows, sizeof(int64_t));
     cubind_mock_arg(&numCols, sizeof(int64_t));
@@ -75,7 +75,7 @@ MOCK_API cusolverStatus_t cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc
 
 MOCK_API cusolverStatus_t cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
 {
-    cubind_mock_begin("cusolverMgDestroyMatrixDesc");
+    cubind_mock_begin("cusolverMgDestroyMatrixDesc", __builtin_return_address(0));
     cubind_mock_arg(&desc, sizeof(cudaLibMgMatrixDesc_t));
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -83,7 +83,7 @@ MOCK_API cusolverStatus_t cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
 {
-    cubind_mock_begin("cusolverMgSyevd_bufferSize");
+    cubind_mock_begin("cusolverMgSyevd_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -102,7 +102,7 @@ MOCK_API cusolverStatus_t cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, 
 
 MOCK_API cusolverStatus_t cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind_mock_begin("cusolverMgSyevd");
+    cubind_mock_begin("cusolverMgSyevd", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&jobz, sizeof(cusolverEigMode_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
@@ -123,7 +123,7 @@ MOCK_API cusolverStatus_t cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEig
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
 {
-    cubind_mock_begin("cusolverMgGetrf_bufferSize");
+    cubind_mock_begin("cusolverMgGetrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&M, sizeof(int));
     cubind_mock_arg(&N, sizeof(int));
@@ -140,7 +140,7 @@ MOCK_API cusolverStatus_t cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, 
 
 MOCK_API cusolverStatus_t cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind_mock_begin("cusolverMgGetrf");
+    cubind_mock_begin("cusolverMgGetrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&M, sizeof(int));
     cubind_mock_arg(&N, sizeof(int));
@@ -159,7 +159,7 @@ MOCK_API cusolverStatus_t cusolverMgGetrf(cusolverMgHandle_t handle, int M, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    cubind_mock_begin("cusolverMgGetrs_bufferSize");
+    cubind_mock_begin("cusolverMgGetrs_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&TRANS, sizeof(cublasOperation_t));
     cubind_mock_arg(&N, sizeof(int));
@@ -181,7 +181,7 @@ MOCK_API cusolverStatus_t cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, 
 
 MOCK_API cusolverStatus_t cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind_mock_begin("cusolverMgGetrs");
+    cubind_mock_begin("cusolverMgGetrs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&TRANS, sizeof(cublasOperation_t));
     cubind_mock_arg(&N, sizeof(int));
@@ -205,7 +205,7 @@ MOCK_API cusolverStatus_t cusolverMgGetrs(cusolverMgHandle_t handle, cublasOpera
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    cubind_mock_begin("cusolverMgPotrf_bufferSize");
+    cubind_mock_begin("cusolverMgPotrf_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&N, sizeof(int));
@@ -221,7 +221,7 @@ MOCK_API cusolverStatus_t cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, 
 
 MOCK_API cusolverStatus_t cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind_mock_begin("cusolverMgPotrf");
+    cubind_mock_begin("cusolverMgPotrf", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&N, sizeof(int));
@@ -239,7 +239,7 @@ MOCK_API cusolverStatus_t cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillM
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    cubind_mock_begin("cusolverMgPotrs_bufferSize");
+    cubind_mock_begin("cusolverMgPotrs_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -260,7 +260,7 @@ MOCK_API cusolverStatus_t cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, 
 
 MOCK_API cusolverStatus_t cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind_mock_begin("cusolverMgPotrs");
+    cubind_mock_begin("cusolverMgPotrs", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&n, sizeof(int));
@@ -283,7 +283,7 @@ MOCK_API cusolverStatus_t cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillM
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusolverStatus_t cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    cubind_mock_begin("cusolverMgPotri_bufferSize");
+    cubind_mock_begin("cusolverMgPotri_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&N, sizeof(int));
@@ -299,7 +299,7 @@ MOCK_API cusolverStatus_t cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, 
 
 MOCK_API cusolverStatus_t cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind_mock_begin("cusolverMgPotri");
+    cubind_mock_begin("cusolverMgPotri", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
     cubind_mock_arg(&N, sizeof(int));

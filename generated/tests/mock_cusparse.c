@@ -15,7 +15,7 @@
 
 MOCK_API cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)
 {
-    cubind_mock_begin("cusparseCreate");
+    cubind_mock_begin("cusparseCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -23,7 +23,7 @@ MOCK_API cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)
 {
-    cubind_mock_begin("cusparseDestroy");
+    cubind_mock_begin("cusparseDestroy", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -31,7 +31,7 @@ MOCK_API cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)
 
 MOCK_API cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)
 {
-    cubind_mock_begin("cusparseGetVersion");
+    cubind_mock_begin("cusparseGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&version, sizeof(int *));
     return (cusparseStatus_t)cubind_mock_status();
@@ -39,7 +39,7 @@ MOCK_API cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *versi
 
 MOCK_API cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *value)
 {
-    cubind_mock_begin("cusparseGetProperty");
+    cubind_mock_begin("cusparseGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) {
@@ -51,7 +51,7 @@ MOCK_API cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *val
 
 MOCK_API const char *cusparseGetErrorName(cusparseStatus_t status)
 {
-    cubind_mock_begin("cusparseGetErrorName");
+    cubind_mock_begin("cusparseGetErrorName", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cusparseStatus_t));
     return (const char *)cubind_mock_return();
 }
@@ -59,7 +59,7 @@ MOCK_API const char *cusparseGetErrorName(cusparseStatus_t status)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API const char *cusparseGetErrorString(cusparseStatus_t status)
 {
-    cubind_mock_begin("cusparseGetErrorString");
+    cubind_mock_begin("cusparseGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&status, sizeof(cusparseStatus_t));
     return (const char *)cubind_mock_return();
 }
@@ -67,7 +67,7 @@ MOCK_API const char *cusparseGetErrorString(cusparseStatus_t status)
 
 MOCK_API cusparseStatus_t cusparseSetStream(cusparseHandle_t handle, cudaStream_t streamId)
 {
-    cubind_mock_begin("cusparseSetStream");
+    cubind_mock_begin("cusparseSetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t));
     return (cusparseStatus_t)cubind_mock_status();
@@ -76,7 +76,7 @@ MOCK_API cusparseStatus_t cusparseSetStream(cusparseHandle_t handle, cudaStream_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_t *streamId)
 {
-    cubind_mock_begin("cusparseGetStream");
+    cubind_mock_begin("cusparseGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     return (cusparseStatus_t)cubind_mock_status();
@@ -85,7 +85,7 @@ MOCK_API cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_
 
 MOCK_API cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t *mode)
 {
-    cubind_mock_begin("cusparseGetPointerMode");
+    cubind_mock_begin("cusparseGetPointerMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mode, sizeof(cusparsePointerMode_t *));
     return (cusparseStatus_t)cubind_mock_status();
@@ -94,7 +94,7 @@ MOCK_API cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cuspar
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t mode)
 {
-    cubind_mock_begin("cusparseSetPointerMode");
+    cubind_mock_begin("cusparseSetPointerMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mode, sizeof(cusparsePointerMode_t));
     return (cusparseStatus_t)cubind_mock_status();
@@ -103,7 +103,7 @@ MOCK_API cusparseStatus_t cusparseSetPointerMode(cusparseHandle_t handle, cuspar
 
 MOCK_API cusparseStatus_t cusparseLoggerSetCallback(cusparseLoggerCallback_t callback)
 {
-    cubind_mock_begin("cusparseLoggerSetCallback");
+    cubind_mock_begin("cusparseLoggerSetCallback", __builtin_return_address(0));
     cubind_mock_arg(&callback, sizeof(cusparseLoggerCallback_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -111,7 +111,7 @@ MOCK_API cusparseStatus_t cusparseLoggerSetCallback(cusparseLoggerCallback_t cal
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseLoggerSetFile(FILE *file)
 {
-    cubind_mock_begin("cusparseLoggerSetFile");
+    cubind_mock_begin("cusparseLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -119,7 +119,7 @@ MOCK_API cusparseStatus_t cusparseLoggerSetFile(FILE *file)
 
 MOCK_API cusparseStatus_t cusparseLoggerOpenFile(const char *logFile)
 {
-    cubind_mock_begin("cusparseLoggerOpenFile");
+    cubind_mock_begin("cusparseLoggerOpenFile", __builtin_return_address(0));
     cubind_mock_arg(&logFile, sizeof(const char *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -127,7 +127,7 @@ MOCK_API cusparseStatus_t cusparseLoggerOpenFile(const char *logFile)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseLoggerSetLevel(int level)
 {
-    cubind_mock_begin("cusparseLoggerSetLevel");
+    cubind_mock_begin("cusparseLoggerSetLevel", __builtin_return_address(0));
     cubind_mock_arg(&level, sizeof(int));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -135,7 +135,7 @@ MOCK_API cusparseStatus_t cusparseLoggerSetLevel(int level)
 
 MOCK_API cusparseStatus_t cusparseLoggerSetMask(int mask)
 {
-    cubind_mock_begin("cusparseLoggerSetMask");
+    cubind_mock_begin("cusparseLoggerSetMask", __builtin_return_address(0));
     cubind_mock_arg(&mask, sizeof(int));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -143,14 +143,14 @@ MOCK_API cusparseStatus_t cusparseLoggerSetMask(int mask)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseLoggerForceDisable(void)
 {
-    cubind_mock_begin("cusparseLoggerForceDisable");
+    cubind_mock_begin("cusparseLoggerForceDisable", __builtin_return_address(0));
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
 
 MOCK_API cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)
 {
-    cubind_mock_begin("cusparseCreateMatDescr");
+    cubind_mock_begin("cusparseCreateMatDescr", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(cusparseMatDescr_t *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -158,7 +158,7 @@ MOCK_API cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)
 {
-    cubind_mock_begin("cusparseDestroyMatDescr");
+    cubind_mock_begin("cusparseDestroyMatDescr", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(cusparseMatDescr_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -166,7 +166,7 @@ MOCK_API cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)
 
 MOCK_API cusparseStatus_t cusparseSetMatType(cusparseMatDescr_t descrA, cusparseMatrixType_t type)
 {
-    cubind_mock_begin("cusparseSetMatType");
+    cubind_mock_begin("cusparseSetMatType", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(cusparseMatDescr_t));
     cubind_mock_arg(&type, sizeof(cusparseMatrixType_t));
     return (cusparseStatus_t)cubind_mock_status();
@@ -175,7 +175,7 @@ MOCK_API cusparseStatus_t cusparseSetMatType(cusparseMatDescr_t descrA, cusparse
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseMatrixType_t cusparseGetMatType(const cusparseMatDescr_t descrA)
 {
-    cubind_mock_begin("cusparseGetMatType");
+    cubind_mock_begin("cusparseGetMatType", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(const cusparseMatDescr_t));
     return (cusparseMatrixType_t)cubind_mock_return();
 }
@@ -183,7 +183,7 @@ MOCK_API cusparseMatrixType_t cusparseGetMatType(const cusparseMatDescr_t descrA
 
 MOCK_API cusparseStatus_t cusparseSetMatFillMode(cusparseMatDescr_t descrA, cusparseFillMode_t fillMode)
 {
-    cubind_mock_begin("cusparseSetMatFillMode");
+    cubind_mock_begin("cusparseSetMatFillMode", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(cusparseMatDescr_t));
     cubind_mock_arg(&fillMode, sizeof(cusparseFillMode_t));
     return (cusparseStatus_t)cubind_mock_status();
@@ -192,7 +192,7 @@ MOCK_API cusparseStatus_t cusparseSetMatFillMode(cusparseMatDescr_t descrA, cusp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseFillMode_t cusparseGetMatFillMode(const cusparseMatDescr_t descrA)
 {
-    cubind_mock_begin("cusparseGetMatFillMode");
+    cubind_mock_begin("cusparseGetMatFillMode", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(const cusparseMatDescr_t));
     return (cusparseFillMode_t)cubind_mock_return();
 }
@@ -200,7 +200,7 @@ MOCK_API cusparseFillMode_t cusparseGetMatFillMode(const cusparseMatDescr_t desc
 
 MOCK_API cusparseStatus_t cusparseSetMatDiagType(cusparseMatDescr_t descrA, cusparseDiagType_t diagType)
 {
-    cubind_mock_begin("cusparseSetMatDiagType");
+    cubind_mock_begin("cusparseSetMatDiagType", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(cusparseMatDescr_t));
     cubind_mock_arg(&diagType, sizeof(cusparseDiagType_t));
     return (cusparseStatus_t)cubind_mock_status();
@@ -209,7 +209,7 @@ MOCK_API cusparseStatus_t cusparseSetMatDiagType(cusparseMatDescr_t descrA, cusp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseDiagType_t cusparseGetMatDiagType(const cusparseMatDescr_t descrA)
 {
-    cubind_mock_begin("cusparseGetMatDiagType");
+    cubind_mock_begin("cusparseGetMatDiagType", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(const cusparseMatDescr_t));
     return (cusparseDiagType_t)cubind_mock_return();
 }
@@ -217,7 +217,7 @@ MOCK_API cusparseDiagType_t cusparseGetMatDiagType(const cusparseMatDescr_t desc
 
 MOCK_API cusparseStatus_t cusparseSetMatIndexBase(cusparseMatDescr_t descrA, cusparseIndexBase_t base)
 {
-    cubind_mock_begin("cusparseSetMatIndexBase");
+    cubind_mock_begin("cusparseSetMatIndexBase", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(cusparseMatDescr_t));
     cubind_mock_arg(&base, sizeof(cusparseIndexBase_t));
     return (cusparseStatus_t)cubind_mock_status();
@@ -226,7 +226,7 @@ MOCK_API cusparseStatus_t cusparseSetMatIndexBase(cusparseMatDescr_t descrA, cus
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseIndexBase_t cusparseGetMatIndexBase(const cusparseMatDescr_t descrA)
 {
-    cubind_mock_begin("cusparseGetMatIndexBase");
+    cubind_mock_begin("cusparseGetMatIndexBase", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(const cusparseMatDescr_t));
     return (cusparseIndexBase_t)cubind_mock_return();
 }
@@ -234,7 +234,7 @@ MOCK_API cusparseIndexBase_t cusparseGetMatIndexBase(const cusparseMatDescr_t de
 
 MOCK_API cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)
 {
-    cubind_mock_begin("cusparseCreateCsric02Info");
+    cubind_mock_begin("cusparseCreateCsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csric02Info_t *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -242,7 +242,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDestroyCsric02Info(csric02Info_t info)
 {
-    cubind_mock_begin("cusparseDestroyCsric02Info");
+    cubind_mock_begin("cusparseDestroyCsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -250,7 +250,7 @@ MOCK_API cusparseStatus_t cusparseDestroyCsric02Info(csric02Info_t info)
 
 MOCK_API cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)
 {
-    cubind_mock_begin("cusparseCreateBsric02Info");
+    cubind_mock_begin("cusparseCreateBsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsric02Info_t *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -258,7 +258,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDestroyBsric02Info(bsric02Info_t info)
 {
-    cubind_mock_begin("cusparseDestroyBsric02Info");
+    cubind_mock_begin("cusparseDestroyBsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -266,7 +266,7 @@ MOCK_API cusparseStatus_t cusparseDestroyBsric02Info(bsric02Info_t info)
 
 MOCK_API cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)
 {
-    cubind_mock_begin("cusparseCreateCsrilu02Info");
+    cubind_mock_begin("cusparseCreateCsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -274,7 +274,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDestroyCsrilu02Info(csrilu02Info_t info)
 {
-    cubind_mock_begin("cusparseDestroyCsrilu02Info");
+    cubind_mock_begin("cusparseDestroyCsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -282,7 +282,7 @@ MOCK_API cusparseStatus_t cusparseDestroyCsrilu02Info(csrilu02Info_t info)
 
 MOCK_API cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)
 {
-    cubind_mock_begin("cusparseCreateBsrilu02Info");
+    cubind_mock_begin("cusparseCreateBsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -290,7 +290,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDestroyBsrilu02Info(bsrilu02Info_t info)
 {
-    cubind_mock_begin("cusparseDestroyBsrilu02Info");
+    cubind_mock_begin("cusparseDestroyBsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -298,7 +298,7 @@ MOCK_API cusparseStatus_t cusparseDestroyBsrilu02Info(bsrilu02Info_t info)
 
 MOCK_API cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)
 {
-    cubind_mock_begin("cusparseCreateBsrsv2Info");
+    cubind_mock_begin("cusparseCreateBsrsv2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -306,7 +306,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDestroyBsrsv2Info(bsrsv2Info_t info)
 {
-    cubind_mock_begin("cusparseDestroyBsrsv2Info");
+    cubind_mock_begin("cusparseDestroyBsrsv2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -314,7 +314,7 @@ MOCK_API cusparseStatus_t cusparseDestroyBsrsv2Info(bsrsv2Info_t info)
 
 MOCK_API cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)
 {
-    cubind_mock_begin("cusparseCreateBsrsm2Info");
+    cubind_mock_begin("cusparseCreateBsrsm2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -322,7 +322,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDestroyBsrsm2Info(bsrsm2Info_t info)
 {
-    cubind_mock_begin("cusparseDestroyBsrsm2Info");
+    cubind_mock_begin("cusparseDestroyBsrsm2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -330,7 +330,7 @@ MOCK_API cusparseStatus_t cusparseDestroyBsrsm2Info(bsrsm2Info_t info)
 
 MOCK_API cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)
 {
-    cubind_mock_begin("cusparseCreateCsru2csrInfo");
+    cubind_mock_begin("cusparseCreateCsru2csrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -338,7 +338,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDestroyCsru2csrInfo(csru2csrInfo_t info)
 {
-    cubind_mock_begin("cusparseDestroyCsru2csrInfo");
+    cubind_mock_begin("cusparseDestroyCsru2csrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -346,7 +346,7 @@ MOCK_API cusparseStatus_t cusparseDestroyCsru2csrInfo(csru2csrInfo_t info)
 
 MOCK_API cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)
 {
-    cubind_mock_begin("cusparseCreateColorInfo");
+    cubind_mock_begin("cusparseCreateColorInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(cusparseColorInfo_t *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -354,7 +354,7 @@ MOCK_API cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDestroyColorInfo(cusparseColorInfo_t info)
 {
-    cubind_mock_begin("cusparseDestroyColorInfo");
+    cubind_mock_begin("cusparseDestroyColorInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(cusparseColorInfo_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -362,7 +362,7 @@ MOCK_API cusparseStatus_t cusparseDestroyColorInfo(cusparseColorInfo_t info)
 
 MOCK_API cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)
 {
-    cubind_mock_begin("cusparseCreatePruneInfo");
+    cubind_mock_begin("cusparseCreatePruneInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(pruneInfo_t *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -370,7 +370,7 @@ MOCK_API cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDestroyPruneInfo(pruneInfo_t info)
 {
-    cubind_mock_begin("cusparseDestroyPruneInfo");
+    cubind_mock_begin("cusparseDestroyPruneInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -378,7 +378,7 @@ MOCK_API cusparseStatus_t cusparseDestroyPruneInfo(pruneInfo_t info)
 
 MOCK_API cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const float *alpha, const float *A, int lda, int nnz, const float *xVal, const int *xInd, const float *beta, float *y, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSgemvi");
+    cubind_mock_begin("cusparseSgemvi", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -399,7 +399,7 @@ MOCK_API cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperat
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)
 {
-    cubind_mock_begin("cusparseSgemvi_bufferSize");
+    cubind_mock_begin("cusparseSgemvi_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -412,7 +412,7 @@ MOCK_API cusparseStatus_t cusparseSgemvi_bufferSize(cusparseHandle_t handle, cus
 
 MOCK_API cusparseStatus_t cusparseDgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const double *alpha, const double *A, int lda, int nnz, const double *xVal, const int *xInd, const double *beta, double *y, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDgemvi");
+    cubind_mock_begin("cusparseDgemvi", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -433,7 +433,7 @@ MOCK_API cusparseStatus_t cusparseDgemvi(cusparseHandle_t handle, cusparseOperat
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)
 {
-    cubind_mock_begin("cusparseDgemvi_bufferSize");
+    cubind_mock_begin("cusparseDgemvi_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -446,7 +446,7 @@ MOCK_API cusparseStatus_t cusparseDgemvi_bufferSize(cusparseHandle_t handle, cus
 
 MOCK_API cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCgemvi");
+    cubind_mock_begin("cusparseCgemvi", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -467,7 +467,7 @@ MOCK_API cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperat
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)
 {
-    cubind_mock_begin("cusparseCgemvi_bufferSize");
+    cubind_mock_begin("cusparseCgemvi_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -480,7 +480,7 @@ MOCK_API cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cus
 
 MOCK_API cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, int nnz, const cuDoubleComplex *xVal, const int *xInd, const cuDoubleComplex *beta, cuDoubleComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZgemvi");
+    cubind_mock_begin("cusparseZgemvi", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -501,7 +501,7 @@ MOCK_API cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperat
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)
 {
-    cubind_mock_begin("cusparseZgemvi_bufferSize");
+    cubind_mock_begin("cusparseZgemvi_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -514,7 +514,7 @@ MOCK_API cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cus
 
 MOCK_API cusparseStatus_t cusparseSbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y)
 {
-    cubind_mock_begin("cusparseSbsrmv");
+    cubind_mock_begin("cusparseSbsrmv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -536,7 +536,7 @@ MOCK_API cusparseStatus_t cusparseSbsrmv(cusparseHandle_t handle, cusparseDirect
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)
 {
-    cubind_mock_begin("cusparseDbsrmv");
+    cubind_mock_begin("cusparseDbsrmv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -558,7 +558,7 @@ MOCK_API cusparseStatus_t cusparseDbsrmv(cusparseHandle_t handle, cusparseDirect
 
 MOCK_API cusparseStatus_t cusparseCbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y)
 {
-    cubind_mock_begin("cusparseCbsrmv");
+    cubind_mock_begin("cusparseCbsrmv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -580,7 +580,7 @@ MOCK_API cusparseStatus_t cusparseCbsrmv(cusparseHandle_t handle, cusparseDirect
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y)
 {
-    cubind_mock_begin("cusparseZbsrmv");
+    cubind_mock_begin("cusparseZbsrmv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -602,7 +602,7 @@ MOCK_API cusparseStatus_t cusparseZbsrmv(cusparseHandle_t handle, cusparseDirect
 
 MOCK_API cusparseStatus_t cusparseSbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y)
 {
-    cubind_mock_begin("cusparseSbsrxmv");
+    cubind_mock_begin("cusparseSbsrxmv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -627,7 +627,7 @@ MOCK_API cusparseStatus_t cusparseSbsrxmv(cusparseHandle_t handle, cusparseDirec
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)
 {
-    cubind_mock_begin("cusparseDbsrxmv");
+    cubind_mock_begin("cusparseDbsrxmv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -652,7 +652,7 @@ MOCK_API cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirec
 
 MOCK_API cusparseStatus_t cusparseCbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y)
 {
-    cubind_mock_begin("cusparseCbsrxmv");
+    cubind_mock_begin("cusparseCbsrxmv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -677,7 +677,7 @@ MOCK_API cusparseStatus_t cusparseCbsrxmv(cusparseHandle_t handle, cusparseDirec
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y)
 {
-    cubind_mock_begin("cusparseZbsrxmv");
+    cubind_mock_begin("cusparseZbsrxmv", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -702,7 +702,7 @@ MOCK_API cusparseStatus_t cusparseZbsrxmv(cusparseHandle_t handle, cusparseDirec
 
 MOCK_API cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsrsv2Info_t info, int *position)
 {
-    cubind_mock_begin("cusparseXbsrsv2_zeroPivot");
+    cubind_mock_begin("cusparseXbsrsv2_zeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&position, sizeof(int *));
@@ -712,7 +712,7 @@ MOCK_API cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSbsrsv2_bufferSize");
+    cubind_mock_begin("cusparseSbsrsv2_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -731,7 +731,7 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSize(cusparseHandle_t handle, cu
 
 MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDbsrsv2_bufferSize");
+    cubind_mock_begin("cusparseDbsrsv2_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -750,7 +750,7 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCbsrsv2_bufferSize");
+    cubind_mock_begin("cusparseCbsrsv2_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -769,7 +769,7 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSize(cusparseHandle_t handle, cu
 
 MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZbsrsv2_bufferSize");
+    cubind_mock_begin("cusparseZbsrsv2_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -788,7 +788,7 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSize(cusparseHandle_t handle, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseSbsrsv2_bufferSizeExt");
+    cubind_mock_begin("cusparseSbsrsv2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -807,7 +807,7 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSizeExt(cusparseHandle_t handle,
 
 MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseDbsrsv2_bufferSizeExt");
+    cubind_mock_begin("cusparseDbsrsv2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -826,7 +826,7 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseCbsrsv2_bufferSizeExt");
+    cubind_mock_begin("cusparseCbsrsv2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -845,7 +845,7 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSizeExt(cusparseHandle_t handle,
 
 MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseZbsrsv2_bufferSizeExt");
+    cubind_mock_begin("cusparseZbsrsv2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -864,7 +864,7 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSizeExt(cusparseHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSbsrsv2_analysis");
+    cubind_mock_begin("cusparseSbsrsv2_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -884,7 +884,7 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_analysis(cusparseHandle_t handle, cusp
 
 MOCK_API cusparseStatus_t cusparseDbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDbsrsv2_analysis");
+    cubind_mock_begin("cusparseDbsrsv2_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -904,7 +904,7 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_analysis(cusparseHandle_t handle, cusp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCbsrsv2_analysis");
+    cubind_mock_begin("cusparseCbsrsv2_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -924,7 +924,7 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_analysis(cusparseHandle_t handle, cusp
 
 MOCK_API cusparseStatus_t cusparseZbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZbsrsv2_analysis");
+    cubind_mock_begin("cusparseZbsrsv2_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -944,7 +944,7 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_analysis(cusparseHandle_t handle, cusp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const float *f, float *x, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSbsrsv2_solve");
+    cubind_mock_begin("cusparseSbsrsv2_solve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -967,7 +967,7 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_solve(cusparseHandle_t handle, cuspars
 
 MOCK_API cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDbsrsv2_solve");
+    cubind_mock_begin("cusparseDbsrsv2_solve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -990,7 +990,7 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cuspars
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuComplex *f, cuComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCbsrsv2_solve");
+    cubind_mock_begin("cusparseCbsrsv2_solve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1013,7 +1013,7 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_solve(cusparseHandle_t handle, cuspars
 
 MOCK_API cusparseStatus_t cusparseZbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuDoubleComplex *f, cuDoubleComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZbsrsv2_solve");
+    cubind_mock_begin("cusparseZbsrsv2_solve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1036,7 +1036,7 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_solve(cusparseHandle_t handle, cuspars
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const float *B, const int ldb, const float *beta, float *C, int ldc)
 {
-    cubind_mock_begin("cusparseSbsrmm");
+    cubind_mock_begin("cusparseSbsrmm", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1062,7 +1062,7 @@ MOCK_API cusparseStatus_t cusparseSbsrmm(cusparseHandle_t handle, cusparseDirect
 
 MOCK_API cusparseStatus_t cusparseDbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const double *B, const int ldb, const double *beta, double *C, int ldc)
 {
-    cubind_mock_begin("cusparseDbsrmm");
+    cubind_mock_begin("cusparseDbsrmm", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1088,7 +1088,7 @@ MOCK_API cusparseStatus_t cusparseDbsrmm(cusparseHandle_t handle, cusparseDirect
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuComplex *B, const int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cubind_mock_begin("cusparseCbsrmm");
+    cubind_mock_begin("cusparseCbsrmm", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1114,7 +1114,7 @@ MOCK_API cusparseStatus_t cusparseCbsrmm(cusparseHandle_t handle, cusparseDirect
 
 MOCK_API cusparseStatus_t cusparseZbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuDoubleComplex *B, const int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cubind_mock_begin("cusparseZbsrmm");
+    cubind_mock_begin("cusparseZbsrmm", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1140,7 +1140,7 @@ MOCK_API cusparseStatus_t cusparseZbsrmm(cusparseHandle_t handle, cusparseDirect
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsrsm2Info_t info, int *position)
 {
-    cubind_mock_begin("cusparseXbsrsm2_zeroPivot");
+    cubind_mock_begin("cusparseXbsrsm2_zeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&position, sizeof(int *));
@@ -1150,7 +1150,7 @@ MOCK_API cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsr
 
 MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSbsrsm2_bufferSize");
+    cubind_mock_begin("cusparseSbsrsm2_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1171,7 +1171,7 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSize(cusparseHandle_t handle, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDbsrsm2_bufferSize");
+    cubind_mock_begin("cusparseDbsrsm2_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1192,7 +1192,7 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSize(cusparseHandle_t handle, cu
 
 MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCbsrsm2_bufferSize");
+    cubind_mock_begin("cusparseCbsrsm2_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1213,7 +1213,7 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSize(cusparseHandle_t handle, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZbsrsm2_bufferSize");
+    cubind_mock_begin("cusparseZbsrsm2_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1234,7 +1234,7 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSize(cusparseHandle_t handle, cu
 
 MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseSbsrsm2_bufferSizeExt");
+    cubind_mock_begin("cusparseSbsrsm2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1255,7 +1255,7 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSizeExt(cusparseHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseDbsrsm2_bufferSizeExt");
+    cubind_mock_begin("cusparseDbsrsm2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1276,7 +1276,7 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle,
 
 MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseCbsrsm2_bufferSizeExt");
+    cubind_mock_begin("cusparseCbsrsm2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1297,7 +1297,7 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSizeExt(cusparseHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseZbsrsm2_bufferSizeExt");
+    cubind_mock_begin("cusparseZbsrsm2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1318,7 +1318,7 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSizeExt(cusparseHandle_t handle,
 
 MOCK_API cusparseStatus_t cusparseSbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSbsrsm2_analysis");
+    cubind_mock_begin("cusparseSbsrsm2_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1340,7 +1340,7 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_analysis(cusparseHandle_t handle, cusp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDbsrsm2_analysis");
+    cubind_mock_begin("cusparseDbsrsm2_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1362,7 +1362,7 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_analysis(cusparseHandle_t handle, cusp
 
 MOCK_API cusparseStatus_t cusparseCbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCbsrsm2_analysis");
+    cubind_mock_begin("cusparseCbsrsm2_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1384,7 +1384,7 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_analysis(cusparseHandle_t handle, cusp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZbsrsm2_analysis");
+    cubind_mock_begin("cusparseZbsrsm2_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1406,7 +1406,7 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_analysis(cusparseHandle_t handle, cusp
 
 MOCK_API cusparseStatus_t cusparseSbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const float *B, int ldb, float *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSbsrsm2_solve");
+    cubind_mock_begin("cusparseSbsrsm2_solve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1433,7 +1433,7 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_solve(cusparseHandle_t handle, cuspars
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const double *B, int ldb, double *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDbsrsm2_solve");
+    cubind_mock_begin("cusparseDbsrsm2_solve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1460,7 +1460,7 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cuspars
 
 MOCK_API cusparseStatus_t cusparseCbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuComplex *B, int ldb, cuComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCbsrsm2_solve");
+    cubind_mock_begin("cusparseCbsrsm2_solve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1487,7 +1487,7 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_solve(cusparseHandle_t handle, cuspars
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuDoubleComplex *B, int ldb, cuDoubleComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZbsrsm2_solve");
+    cubind_mock_begin("cusparseZbsrsm2_solve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&transA, sizeof(cusparseOperation_t));
@@ -1514,7 +1514,7 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_solve(cusparseHandle_t handle, cuspars
 
 MOCK_API cusparseStatus_t cusparseScsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, float *boost_val)
 {
-    cubind_mock_begin("cusparseScsrilu02_numericBoost");
+    cubind_mock_begin("cusparseScsrilu02_numericBoost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&enable_boost, sizeof(int));
@@ -1526,7 +1526,7 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_numericBoost(cusparseHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, double *boost_val)
 {
-    cubind_mock_begin("cusparseDcsrilu02_numericBoost");
+    cubind_mock_begin("cusparseDcsrilu02_numericBoost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&enable_boost, sizeof(int));
@@ -1538,7 +1538,7 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle
 
 MOCK_API cusparseStatus_t cusparseCcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val)
 {
-    cubind_mock_begin("cusparseCcsrilu02_numericBoost");
+    cubind_mock_begin("cusparseCcsrilu02_numericBoost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&enable_boost, sizeof(int));
@@ -1550,7 +1550,7 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_numericBoost(cusparseHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)
 {
-    cubind_mock_begin("cusparseZcsrilu02_numericBoost");
+    cubind_mock_begin("cusparseZcsrilu02_numericBoost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&enable_boost, sizeof(int));
@@ -1562,7 +1562,7 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle
 
 MOCK_API cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle, csrilu02Info_t info, int *position)
 {
-    cubind_mock_begin("cusparseXcsrilu02_zeroPivot");
+    cubind_mock_begin("cusparseXcsrilu02_zeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
@@ -1572,7 +1572,7 @@ MOCK_API cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle, c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseScsrilu02_bufferSize");
+    cubind_mock_begin("cusparseScsrilu02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1588,7 +1588,7 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSize(cusparseHandle_t handle, 
 
 MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDcsrilu02_bufferSize");
+    cubind_mock_begin("cusparseDcsrilu02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1604,7 +1604,7 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCcsrilu02_bufferSize");
+    cubind_mock_begin("cusparseCcsrilu02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1620,7 +1620,7 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSize(cusparseHandle_t handle, 
 
 MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZcsrilu02_bufferSize");
+    cubind_mock_begin("cusparseZcsrilu02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1636,7 +1636,7 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSize(cusparseHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseScsrilu02_bufferSizeExt");
+    cubind_mock_begin("cusparseScsrilu02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1652,7 +1652,7 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSizeExt(cusparseHandle_t handl
 
 MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseDcsrilu02_bufferSizeExt");
+    cubind_mock_begin("cusparseDcsrilu02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1668,7 +1668,7 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseCcsrilu02_bufferSizeExt");
+    cubind_mock_begin("cusparseCcsrilu02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1684,7 +1684,7 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSizeExt(cusparseHandle_t handl
 
 MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseZcsrilu02_bufferSizeExt");
+    cubind_mock_begin("cusparseZcsrilu02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1700,7 +1700,7 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseScsrilu02_analysis");
+    cubind_mock_begin("cusparseScsrilu02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1717,7 +1717,7 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_analysis(cusparseHandle_t handle, in
 
 MOCK_API cusparseStatus_t cusparseDcsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDcsrilu02_analysis");
+    cubind_mock_begin("cusparseDcsrilu02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1734,7 +1734,7 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_analysis(cusparseHandle_t handle, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCcsrilu02_analysis");
+    cubind_mock_begin("cusparseCcsrilu02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1751,7 +1751,7 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_analysis(cusparseHandle_t handle, in
 
 MOCK_API cusparseStatus_t cusparseZcsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZcsrilu02_analysis");
+    cubind_mock_begin("cusparseZcsrilu02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1768,7 +1768,7 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_analysis(cusparseHandle_t handle, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseScsrilu02");
+    cubind_mock_begin("cusparseScsrilu02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1785,7 +1785,7 @@ MOCK_API cusparseStatus_t cusparseScsrilu02(cusparseHandle_t handle, int m, int 
 
 MOCK_API cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDcsrilu02");
+    cubind_mock_begin("cusparseDcsrilu02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1802,7 +1802,7 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t handle, int m, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCcsrilu02");
+    cubind_mock_begin("cusparseCcsrilu02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1819,7 +1819,7 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02(cusparseHandle_t handle, int m, int 
 
 MOCK_API cusparseStatus_t cusparseZcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZcsrilu02");
+    cubind_mock_begin("cusparseZcsrilu02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -1836,7 +1836,7 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02(cusparseHandle_t handle, int m, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, float *boost_val)
 {
-    cubind_mock_begin("cusparseSbsrilu02_numericBoost");
+    cubind_mock_begin("cusparseSbsrilu02_numericBoost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&enable_boost, sizeof(int));
@@ -1848,7 +1848,7 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_numericBoost(cusparseHandle_t handle
 
 MOCK_API cusparseStatus_t cusparseDbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, double *boost_val)
 {
-    cubind_mock_begin("cusparseDbsrilu02_numericBoost");
+    cubind_mock_begin("cusparseDbsrilu02_numericBoost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&enable_boost, sizeof(int));
@@ -1860,7 +1860,7 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_numericBoost(cusparseHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val)
 {
-    cubind_mock_begin("cusparseCbsrilu02_numericBoost");
+    cubind_mock_begin("cusparseCbsrilu02_numericBoost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&enable_boost, sizeof(int));
@@ -1872,7 +1872,7 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_numericBoost(cusparseHandle_t handle
 
 MOCK_API cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)
 {
-    cubind_mock_begin("cusparseZbsrilu02_numericBoost");
+    cubind_mock_begin("cusparseZbsrilu02_numericBoost", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&enable_boost, sizeof(int));
@@ -1884,7 +1884,7 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, bsrilu02Info_t info, int *position)
 {
-    cubind_mock_begin("cusparseXbsrilu02_zeroPivot");
+    cubind_mock_begin("cusparseXbsrilu02_zeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
@@ -1894,7 +1894,7 @@ MOCK_API cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, b
 
 MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSbsrilu02_bufferSize");
+    cubind_mock_begin("cusparseSbsrilu02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -1912,7 +1912,7 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSize(cusparseHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDbsrilu02_bufferSize");
+    cubind_mock_begin("cusparseDbsrilu02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -1930,7 +1930,7 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSize(cusparseHandle_t handle, 
 
 MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCbsrilu02_bufferSize");
+    cubind_mock_begin("cusparseCbsrilu02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -1948,7 +1948,7 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSize(cusparseHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZbsrilu02_bufferSize");
+    cubind_mock_begin("cusparseZbsrilu02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -1966,7 +1966,7 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, 
 
 MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseSbsrilu02_bufferSizeExt");
+    cubind_mock_begin("cusparseSbsrilu02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -1984,7 +1984,7 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSizeExt(cusparseHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseDbsrilu02_bufferSizeExt");
+    cubind_mock_begin("cusparseDbsrilu02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2002,7 +2002,7 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSizeExt(cusparseHandle_t handl
 
 MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseCbsrilu02_bufferSizeExt");
+    cubind_mock_begin("cusparseCbsrilu02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2020,7 +2020,7 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSizeExt(cusparseHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseZbsrilu02_bufferSizeExt");
+    cubind_mock_begin("cusparseZbsrilu02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2038,7 +2038,7 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handl
 
 MOCK_API cusparseStatus_t cusparseSbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSbsrilu02_analysis");
+    cubind_mock_begin("cusparseSbsrilu02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2057,7 +2057,7 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_analysis(cusparseHandle_t handle, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDbsrilu02_analysis");
+    cubind_mock_begin("cusparseDbsrilu02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2076,7 +2076,7 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_analysis(cusparseHandle_t handle, cu
 
 MOCK_API cusparseStatus_t cusparseCbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCbsrilu02_analysis");
+    cubind_mock_begin("cusparseCbsrilu02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2095,7 +2095,7 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_analysis(cusparseHandle_t handle, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZbsrilu02_analysis");
+    cubind_mock_begin("cusparseZbsrilu02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2114,7 +2114,7 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_analysis(cusparseHandle_t handle, cu
 
 MOCK_API cusparseStatus_t cusparseSbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSbsrilu02");
+    cubind_mock_begin("cusparseSbsrilu02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2133,7 +2133,7 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02(cusparseHandle_t handle, cusparseDir
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDbsrilu02");
+    cubind_mock_begin("cusparseDbsrilu02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2152,7 +2152,7 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02(cusparseHandle_t handle, cusparseDir
 
 MOCK_API cusparseStatus_t cusparseCbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCbsrilu02");
+    cubind_mock_begin("cusparseCbsrilu02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2171,7 +2171,7 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02(cusparseHandle_t handle, cusparseDir
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZbsrilu02");
+    cubind_mock_begin("cusparseZbsrilu02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2190,7 +2190,7 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02(cusparseHandle_t handle, cusparseDir
 
 MOCK_API cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, csric02Info_t info, int *position)
 {
-    cubind_mock_begin("cusparseXcsric02_zeroPivot");
+    cubind_mock_begin("cusparseXcsric02_zeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
@@ -2200,7 +2200,7 @@ MOCK_API cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, cs
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseScsric02_bufferSize");
+    cubind_mock_begin("cusparseScsric02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2216,7 +2216,7 @@ MOCK_API cusparseStatus_t cusparseScsric02_bufferSize(cusparseHandle_t handle, i
 
 MOCK_API cusparseStatus_t cusparseDcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDcsric02_bufferSize");
+    cubind_mock_begin("cusparseDcsric02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2232,7 +2232,7 @@ MOCK_API cusparseStatus_t cusparseDcsric02_bufferSize(cusparseHandle_t handle, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCcsric02_bufferSize");
+    cubind_mock_begin("cusparseCcsric02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2248,7 +2248,7 @@ MOCK_API cusparseStatus_t cusparseCcsric02_bufferSize(cusparseHandle_t handle, i
 
 MOCK_API cusparseStatus_t cusparseZcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZcsric02_bufferSize");
+    cubind_mock_begin("cusparseZcsric02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2264,7 +2264,7 @@ MOCK_API cusparseStatus_t cusparseZcsric02_bufferSize(cusparseHandle_t handle, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseScsric02_bufferSizeExt");
+    cubind_mock_begin("cusparseScsric02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2280,7 +2280,7 @@ MOCK_API cusparseStatus_t cusparseScsric02_bufferSizeExt(cusparseHandle_t handle
 
 MOCK_API cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseDcsric02_bufferSizeExt");
+    cubind_mock_begin("cusparseDcsric02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2296,7 +2296,7 @@ MOCK_API cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseCcsric02_bufferSizeExt");
+    cubind_mock_begin("cusparseCcsric02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2312,7 +2312,7 @@ MOCK_API cusparseStatus_t cusparseCcsric02_bufferSizeExt(cusparseHandle_t handle
 
 MOCK_API cusparseStatus_t cusparseZcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseZcsric02_bufferSizeExt");
+    cubind_mock_begin("cusparseZcsric02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2328,7 +2328,7 @@ MOCK_API cusparseStatus_t cusparseZcsric02_bufferSizeExt(cusparseHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseScsric02_analysis");
+    cubind_mock_begin("cusparseScsric02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2345,7 +2345,7 @@ MOCK_API cusparseStatus_t cusparseScsric02_analysis(cusparseHandle_t handle, int
 
 MOCK_API cusparseStatus_t cusparseDcsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDcsric02_analysis");
+    cubind_mock_begin("cusparseDcsric02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2362,7 +2362,7 @@ MOCK_API cusparseStatus_t cusparseDcsric02_analysis(cusparseHandle_t handle, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCcsric02_analysis");
+    cubind_mock_begin("cusparseCcsric02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2379,7 +2379,7 @@ MOCK_API cusparseStatus_t cusparseCcsric02_analysis(cusparseHandle_t handle, int
 
 MOCK_API cusparseStatus_t cusparseZcsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZcsric02_analysis");
+    cubind_mock_begin("cusparseZcsric02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2396,7 +2396,7 @@ MOCK_API cusparseStatus_t cusparseZcsric02_analysis(cusparseHandle_t handle, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseScsric02");
+    cubind_mock_begin("cusparseScsric02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2413,7 +2413,7 @@ MOCK_API cusparseStatus_t cusparseScsric02(cusparseHandle_t handle, int m, int n
 
 MOCK_API cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDcsric02");
+    cubind_mock_begin("cusparseDcsric02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2430,7 +2430,7 @@ MOCK_API cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int n
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCcsric02");
+    cubind_mock_begin("cusparseCcsric02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2447,7 +2447,7 @@ MOCK_API cusparseStatus_t cusparseCcsric02(cusparseHandle_t handle, int m, int n
 
 MOCK_API cusparseStatus_t cusparseZcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZcsric02");
+    cubind_mock_begin("cusparseZcsric02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -2464,7 +2464,7 @@ MOCK_API cusparseStatus_t cusparseZcsric02(cusparseHandle_t handle, int m, int n
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bsric02Info_t info, int *position)
 {
-    cubind_mock_begin("cusparseXbsric02_zeroPivot");
+    cubind_mock_begin("cusparseXbsric02_zeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
@@ -2474,7 +2474,7 @@ MOCK_API cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bs
 
 MOCK_API cusparseStatus_t cusparseSbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSbsric02_bufferSize");
+    cubind_mock_begin("cusparseSbsric02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2492,7 +2492,7 @@ MOCK_API cusparseStatus_t cusparseSbsric02_bufferSize(cusparseHandle_t handle, c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDbsric02_bufferSize");
+    cubind_mock_begin("cusparseDbsric02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2510,7 +2510,7 @@ MOCK_API cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, c
 
 MOCK_API cusparseStatus_t cusparseCbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCbsric02_bufferSize");
+    cubind_mock_begin("cusparseCbsric02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2528,7 +2528,7 @@ MOCK_API cusparseStatus_t cusparseCbsric02_bufferSize(cusparseHandle_t handle, c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZbsric02_bufferSize");
+    cubind_mock_begin("cusparseZbsric02_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2546,7 +2546,7 @@ MOCK_API cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, c
 
 MOCK_API cusparseStatus_t cusparseSbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseSbsric02_bufferSizeExt");
+    cubind_mock_begin("cusparseSbsric02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2564,7 +2564,7 @@ MOCK_API cusparseStatus_t cusparseSbsric02_bufferSizeExt(cusparseHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseDbsric02_bufferSizeExt");
+    cubind_mock_begin("cusparseDbsric02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2582,7 +2582,7 @@ MOCK_API cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle
 
 MOCK_API cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseCbsric02_bufferSizeExt");
+    cubind_mock_begin("cusparseCbsric02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2600,7 +2600,7 @@ MOCK_API cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseZbsric02_bufferSizeExt");
+    cubind_mock_begin("cusparseZbsric02_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2618,7 +2618,7 @@ MOCK_API cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle
 
 MOCK_API cusparseStatus_t cusparseSbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)
 {
-    cubind_mock_begin("cusparseSbsric02_analysis");
+    cubind_mock_begin("cusparseSbsric02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2637,7 +2637,7 @@ MOCK_API cusparseStatus_t cusparseSbsric02_analysis(cusparseHandle_t handle, cus
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)
 {
-    cubind_mock_begin("cusparseDbsric02_analysis");
+    cubind_mock_begin("cusparseDbsric02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2656,7 +2656,7 @@ MOCK_API cusparseStatus_t cusparseDbsric02_analysis(cusparseHandle_t handle, cus
 
 MOCK_API cusparseStatus_t cusparseCbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)
 {
-    cubind_mock_begin("cusparseCbsric02_analysis");
+    cubind_mock_begin("cusparseCbsric02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2675,7 +2675,7 @@ MOCK_API cusparseStatus_t cusparseCbsric02_analysis(cusparseHandle_t handle, cus
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)
 {
-    cubind_mock_begin("cusparseZbsric02_analysis");
+    cubind_mock_begin("cusparseZbsric02_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2694,7 +2694,7 @@ MOCK_API cusparseStatus_t cusparseZbsric02_analysis(cusparseHandle_t handle, cus
 
 MOCK_API cusparseStatus_t cusparseSbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSbsric02");
+    cubind_mock_begin("cusparseSbsric02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2713,7 +2713,7 @@ MOCK_API cusparseStatus_t cusparseSbsric02(cusparseHandle_t handle, cusparseDire
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDbsric02");
+    cubind_mock_begin("cusparseDbsric02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2732,7 +2732,7 @@ MOCK_API cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDire
 
 MOCK_API cusparseStatus_t cusparseCbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCbsric02");
+    cubind_mock_begin("cusparseCbsric02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2751,7 +2751,7 @@ MOCK_API cusparseStatus_t cusparseCbsric02(cusparseHandle_t handle, cusparseDire
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZbsric02");
+    cubind_mock_begin("cusparseZbsric02", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -2770,7 +2770,7 @@ MOCK_API cusparseStatus_t cusparseZbsric02(cusparseHandle_t handle, cusparseDire
 
 MOCK_API cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSgtsv2_bufferSizeExt");
+    cubind_mock_begin("cusparseSgtsv2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2786,7 +2786,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDgtsv2_bufferSizeExt");
+    cubind_mock_begin("cusparseDgtsv2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2802,7 +2802,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_bufferSizeExt(cusparseHandle_t handle, 
 
 MOCK_API cusparseStatus_t cusparseCgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCgtsv2_bufferSizeExt");
+    cubind_mock_begin("cusparseCgtsv2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2818,7 +2818,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_bufferSizeExt(cusparseHandle_t handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZgtsv2_bufferSizeExt");
+    cubind_mock_begin("cusparseZgtsv2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2834,7 +2834,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, 
 
 MOCK_API cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSgtsv2");
+    cubind_mock_begin("cusparseSgtsv2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2850,7 +2850,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDgtsv2");
+    cubind_mock_begin("cusparseDgtsv2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2866,7 +2866,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, 
 
 MOCK_API cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCgtsv2");
+    cubind_mock_begin("cusparseCgtsv2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2882,7 +2882,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZgtsv2");
+    cubind_mock_begin("cusparseZgtsv2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2898,7 +2898,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, 
 
 MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSgtsv2_nopivot_bufferSizeExt");
+    cubind_mock_begin("cusparseSgtsv2_nopivot_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2914,7 +2914,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDgtsv2_nopivot_bufferSizeExt");
+    cubind_mock_begin("cusparseDgtsv2_nopivot_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2930,7 +2930,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
 
 MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCgtsv2_nopivot_bufferSizeExt");
+    cubind_mock_begin("cusparseCgtsv2_nopivot_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2946,7 +2946,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZgtsv2_nopivot_bufferSizeExt");
+    cubind_mock_begin("cusparseZgtsv2_nopivot_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2962,7 +2962,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
 
 MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSgtsv2_nopivot");
+    cubind_mock_begin("cusparseSgtsv2_nopivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2978,7 +2978,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDgtsv2_nopivot");
+    cubind_mock_begin("cusparseDgtsv2_nopivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -2994,7 +2994,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m,
 
 MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCgtsv2_nopivot");
+    cubind_mock_begin("cusparseCgtsv2_nopivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3010,7 +3010,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZgtsv2_nopivot");
+    cubind_mock_begin("cusparseZgtsv2_nopivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3026,7 +3026,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m,
 
 MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSgtsv2StridedBatch_bufferSizeExt");
+    cubind_mock_begin("cusparseSgtsv2StridedBatch_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&dl, sizeof(const float *));
@@ -3042,7 +3042,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDgtsv2StridedBatch_bufferSizeExt");
+    cubind_mock_begin("cusparseDgtsv2StridedBatch_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&dl, sizeof(const double *));
@@ -3058,7 +3058,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandl
 
 MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCgtsv2StridedBatch_bufferSizeExt");
+    cubind_mock_begin("cusparseCgtsv2StridedBatch_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&dl, sizeof(const cuComplex *));
@@ -3074,7 +3074,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZgtsv2StridedBatch_bufferSizeExt");
+    cubind_mock_begin("cusparseZgtsv2StridedBatch_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&dl, sizeof(const cuDoubleComplex *));
@@ -3090,7 +3090,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandl
 
 MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, float *x, int batchCount, int batchStride, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSgtsv2StridedBatch");
+    cubind_mock_begin("cusparseSgtsv2StridedBatch", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&dl, sizeof(const float *));
@@ -3106,7 +3106,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, double *x, int batchCount, int batchStride, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDgtsv2StridedBatch");
+    cubind_mock_begin("cusparseDgtsv2StridedBatch", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&dl, sizeof(const double *));
@@ -3122,7 +3122,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, in
 
 MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *x, int batchCount, int batchStride, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCgtsv2StridedBatch");
+    cubind_mock_begin("cusparseCgtsv2StridedBatch", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&dl, sizeof(const cuComplex *));
@@ -3138,7 +3138,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZgtsv2StridedBatch");
+    cubind_mock_begin("cusparseZgtsv2StridedBatch", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&dl, sizeof(const cuDoubleComplex *));
@@ -3154,7 +3154,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, in
 
 MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSgtsvInterleavedBatch_bufferSizeExt");
+    cubind_mock_begin("cusparseSgtsvInterleavedBatch_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3170,7 +3170,7 @@ MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDgtsvInterleavedBatch_bufferSizeExt");
+    cubind_mock_begin("cusparseDgtsvInterleavedBatch_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3186,7 +3186,7 @@ MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch_bufferSizeExt(cusparseHa
 
 MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCgtsvInterleavedBatch_bufferSizeExt");
+    cubind_mock_begin("cusparseCgtsvInterleavedBatch_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3202,7 +3202,7 @@ MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZgtsvInterleavedBatch_bufferSizeExt");
+    cubind_mock_begin("cusparseZgtsvInterleavedBatch_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3218,7 +3218,7 @@ MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHa
 
 MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *dl, float *d, float *du, float *x, int batchCount, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSgtsvInterleavedBatch");
+    cubind_mock_begin("cusparseSgtsvInterleavedBatch", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3234,7 +3234,7 @@ MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, double *dl, double *d, double *du, double *x, int batchCount, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDgtsvInterleavedBatch");
+    cubind_mock_begin("cusparseDgtsvInterleavedBatch", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3250,7 +3250,7 @@ MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle,
 
 MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCgtsvInterleavedBatch");
+    cubind_mock_begin("cusparseCgtsvInterleavedBatch", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3266,7 +3266,7 @@ MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZgtsvInterleavedBatch");
+    cubind_mock_begin("cusparseZgtsvInterleavedBatch", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3282,7 +3282,7 @@ MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle,
 
 MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *ds, const float *dl, const float *d, const float *du, const float *dw, const float *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSgpsvInterleavedBatch_bufferSizeExt");
+    cubind_mock_begin("cusparseSgpsvInterleavedBatch_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3300,7 +3300,7 @@ MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const double *ds, const double *dl, const double *d, const double *du, const double *dw, const double *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDgpsvInterleavedBatch_bufferSizeExt");
+    cubind_mock_begin("cusparseDgpsvInterleavedBatch_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3318,7 +3318,7 @@ MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch_bufferSizeExt(cusparseHa
 
 MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *ds, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *dw, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCgpsvInterleavedBatch_bufferSizeExt");
+    cubind_mock_begin("cusparseCgpsvInterleavedBatch_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3336,7 +3336,7 @@ MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *ds, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *dw, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZgpsvInterleavedBatch_bufferSizeExt");
+    cubind_mock_begin("cusparseZgpsvInterleavedBatch_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3354,7 +3354,7 @@ MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHa
 
 MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *ds, float *dl, float *d, float *du, float *dw, float *x, int batchCount, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSgpsvInterleavedBatch");
+    cubind_mock_begin("cusparseSgpsvInterleavedBatch", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3372,7 +3372,7 @@ MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, double *ds, double *dl, double *d, double *du, double *dw, double *x, int batchCount, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDgpsvInterleavedBatch");
+    cubind_mock_begin("cusparseDgpsvInterleavedBatch", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3390,7 +3390,7 @@ MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch(cusparseHandle_t handle,
 
 MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *ds, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *dw, cuComplex *x, int batchCount, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCgpsvInterleavedBatch");
+    cubind_mock_begin("cusparseCgpsvInterleavedBatch", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3408,7 +3408,7 @@ MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *ds, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *dw, cuDoubleComplex *x, int batchCount, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZgpsvInterleavedBatch");
+    cubind_mock_begin("cusparseZgpsvInterleavedBatch", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&algo, sizeof(int));
     cubind_mock_arg(&m, sizeof(int));
@@ -3426,7 +3426,7 @@ MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle,
 
 MOCK_API cusparseStatus_t cusparseScsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseScsrgeam2_bufferSizeExt");
+    cubind_mock_begin("cusparseScsrgeam2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3453,7 +3453,7 @@ MOCK_API cusparseStatus_t cusparseScsrgeam2_bufferSizeExt(cusparseHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDcsrgeam2_bufferSizeExt");
+    cubind_mock_begin("cusparseDcsrgeam2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3480,7 +3480,7 @@ MOCK_API cusparseStatus_t cusparseDcsrgeam2_bufferSizeExt(cusparseHandle_t handl
 
 MOCK_API cusparseStatus_t cusparseCcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCcsrgeam2_bufferSizeExt");
+    cubind_mock_begin("cusparseCcsrgeam2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3507,7 +3507,7 @@ MOCK_API cusparseStatus_t cusparseCcsrgeam2_bufferSizeExt(cusparseHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuDoubleComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZcsrgeam2_bufferSizeExt");
+    cubind_mock_begin("cusparseZcsrgeam2_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3534,7 +3534,7 @@ MOCK_API cusparseStatus_t cusparseZcsrgeam2_bufferSizeExt(cusparseHandle_t handl
 
 MOCK_API cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *workspace)
 {
-    cubind_mock_begin("cusparseXcsrgeam2Nnz");
+    cubind_mock_begin("cusparseXcsrgeam2Nnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3556,7 +3556,7 @@ MOCK_API cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t handle, int m, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsrgeam2(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind_mock_begin("cusparseScsrgeam2");
+    cubind_mock_begin("cusparseScsrgeam2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3583,7 +3583,7 @@ MOCK_API cusparseStatus_t cusparseScsrgeam2(cusparseHandle_t handle, int m, int 
 
 MOCK_API cusparseStatus_t cusparseDcsrgeam2(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDcsrgeam2");
+    cubind_mock_begin("cusparseDcsrgeam2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3610,7 +3610,7 @@ MOCK_API cusparseStatus_t cusparseDcsrgeam2(cusparseHandle_t handle, int m, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsrgeam2(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCcsrgeam2");
+    cubind_mock_begin("cusparseCcsrgeam2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3637,7 +3637,7 @@ MOCK_API cusparseStatus_t cusparseCcsrgeam2(cusparseHandle_t handle, int m, int 
 
 MOCK_API cusparseStatus_t cusparseZcsrgeam2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZcsrgeam2");
+    cubind_mock_begin("cusparseZcsrgeam2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3664,7 +3664,7 @@ MOCK_API cusparseStatus_t cusparseZcsrgeam2(cusparseHandle_t handle, int m, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)
 {
-    cubind_mock_begin("cusparseScsrcolor");
+    cubind_mock_begin("cusparseScsrcolor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -3683,7 +3683,7 @@ MOCK_API cusparseStatus_t cusparseScsrcolor(cusparseHandle_t handle, int m, int 
 
 MOCK_API cusparseStatus_t cusparseDcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)
 {
-    cubind_mock_begin("cusparseDcsrcolor");
+    cubind_mock_begin("cusparseDcsrcolor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -3702,7 +3702,7 @@ MOCK_API cusparseStatus_t cusparseDcsrcolor(cusparseHandle_t handle, int m, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)
 {
-    cubind_mock_begin("cusparseCcsrcolor");
+    cubind_mock_begin("cusparseCcsrcolor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -3721,7 +3721,7 @@ MOCK_API cusparseStatus_t cusparseCcsrcolor(cusparseHandle_t handle, int m, int 
 
 MOCK_API cusparseStatus_t cusparseZcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)
 {
-    cubind_mock_begin("cusparseZcsrcolor");
+    cubind_mock_begin("cusparseZcsrcolor", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -3740,7 +3740,7 @@ MOCK_API cusparseStatus_t cusparseZcsrcolor(cusparseHandle_t handle, int m, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)
 {
-    cubind_mock_begin("cusparseSnnz");
+    cubind_mock_begin("cusparseSnnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -3756,7 +3756,7 @@ MOCK_API cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirectio
 
 MOCK_API cusparseStatus_t cusparseDnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)
 {
-    cubind_mock_begin("cusparseDnnz");
+    cubind_mock_begin("cusparseDnnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -3772,7 +3772,7 @@ MOCK_API cusparseStatus_t cusparseDnnz(cusparseHandle_t handle, cusparseDirectio
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)
 {
-    cubind_mock_begin("cusparseCnnz");
+    cubind_mock_begin("cusparseCnnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -3788,7 +3788,7 @@ MOCK_API cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirectio
 
 MOCK_API cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)
 {
-    cubind_mock_begin("cusparseZnnz");
+    cubind_mock_begin("cusparseZnnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -3804,7 +3804,7 @@ MOCK_API cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirectio
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const float *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, float tol)
 {
-    cubind_mock_begin("cusparseSnnz_compress");
+    cubind_mock_begin("cusparseSnnz_compress", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&descr, sizeof(const cusparseMatDescr_t));
@@ -3819,7 +3819,7 @@ MOCK_API cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, 
 
 MOCK_API cusparseStatus_t cusparseDnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const double *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, double tol)
 {
-    cubind_mock_begin("cusparseDnnz_compress");
+    cubind_mock_begin("cusparseDnnz_compress", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&descr, sizeof(const cusparseMatDescr_t));
@@ -3834,7 +3834,7 @@ MOCK_API cusparseStatus_t cusparseDnnz_compress(cusparseHandle_t handle, int m, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuComplex tol)
 {
-    cubind_mock_begin("cusparseCnnz_compress");
+    cubind_mock_begin("cusparseCnnz_compress", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&descr, sizeof(const cusparseMatDescr_t));
@@ -3849,7 +3849,7 @@ MOCK_API cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, 
 
 MOCK_API cusparseStatus_t cusparseZnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuDoubleComplex tol)
 {
-    cubind_mock_begin("cusparseZnnz_compress");
+    cubind_mock_begin("cusparseZnnz_compress", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&descr, sizeof(const cusparseMatDescr_t));
@@ -3864,7 +3864,7 @@ MOCK_API cusparseStatus_t cusparseZnnz_compress(cusparseHandle_t handle, int m, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, float *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, float tol)
 {
-    cubind_mock_begin("cusparseScsr2csr_compress");
+    cubind_mock_begin("cusparseScsr2csr_compress", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3884,7 +3884,7 @@ MOCK_API cusparseStatus_t cusparseScsr2csr_compress(cusparseHandle_t handle, int
 
 MOCK_API cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, double *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, double tol)
 {
-    cubind_mock_begin("cusparseDcsr2csr_compress");
+    cubind_mock_begin("cusparseDcsr2csr_compress", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3904,7 +3904,7 @@ MOCK_API cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuComplex tol)
 {
-    cubind_mock_begin("cusparseCcsr2csr_compress");
+    cubind_mock_begin("cusparseCcsr2csr_compress", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3924,7 +3924,7 @@ MOCK_API cusparseStatus_t cusparseCcsr2csr_compress(cusparseHandle_t handle, int
 
 MOCK_API cusparseStatus_t cusparseZcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuDoubleComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuDoubleComplex tol)
 {
-    cubind_mock_begin("cusparseZcsr2csr_compress");
+    cubind_mock_begin("cusparseZcsr2csr_compress", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -3944,7 +3944,7 @@ MOCK_API cusparseStatus_t cusparseZcsr2csr_compress(cusparseHandle_t handle, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr, cusparseIndexBase_t idxBase)
 {
-    cubind_mock_begin("cusparseXcoo2csr");
+    cubind_mock_begin("cusparseXcoo2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&cooRowInd, sizeof(const int *));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -3957,7 +3957,7 @@ MOCK_API cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *c
 
 MOCK_API cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *csrSortedRowPtr, int nnz, int m, int *cooRowInd, cusparseIndexBase_t idxBase)
 {
-    cubind_mock_begin("cusparseXcsr2coo");
+    cubind_mock_begin("cusparseXcsr2coo", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&csrSortedRowPtr, sizeof(const int *));
     cubind_mock_arg(&nnz, sizeof(int));
@@ -3970,7 +3970,7 @@ MOCK_API cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int *nnzTotalDevHostPtr)
 {
-    cubind_mock_begin("cusparseXcsr2bsrNnz");
+    cubind_mock_begin("cusparseXcsr2bsrNnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -3988,7 +3988,7 @@ MOCK_API cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseD
 
 MOCK_API cusparseStatus_t cusparseScsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)
 {
-    cubind_mock_begin("cusparseScsr2bsr");
+    cubind_mock_begin("cusparseScsr2bsr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4008,7 +4008,7 @@ MOCK_API cusparseStatus_t cusparseScsr2bsr(cusparseHandle_t handle, cusparseDire
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)
 {
-    cubind_mock_begin("cusparseDcsr2bsr");
+    cubind_mock_begin("cusparseDcsr2bsr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4028,7 +4028,7 @@ MOCK_API cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDire
 
 MOCK_API cusparseStatus_t cusparseCcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)
 {
-    cubind_mock_begin("cusparseCcsr2bsr");
+    cubind_mock_begin("cusparseCcsr2bsr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4048,7 +4048,7 @@ MOCK_API cusparseStatus_t cusparseCcsr2bsr(cusparseHandle_t handle, cusparseDire
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)
 {
-    cubind_mock_begin("cusparseZcsr2bsr");
+    cubind_mock_begin("cusparseZcsr2bsr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4068,7 +4068,7 @@ MOCK_API cusparseStatus_t cusparseZcsr2bsr(cusparseHandle_t handle, cusparseDire
 
 MOCK_API cusparseStatus_t cusparseSbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind_mock_begin("cusparseSbsr2csr");
+    cubind_mock_begin("cusparseSbsr2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4088,7 +4088,7 @@ MOCK_API cusparseStatus_t cusparseSbsr2csr(cusparseHandle_t handle, cusparseDire
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind_mock_begin("cusparseDbsr2csr");
+    cubind_mock_begin("cusparseDbsr2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4108,7 +4108,7 @@ MOCK_API cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDire
 
 MOCK_API cusparseStatus_t cusparseCbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind_mock_begin("cusparseCbsr2csr");
+    cubind_mock_begin("cusparseCbsr2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4128,7 +4128,7 @@ MOCK_API cusparseStatus_t cusparseCbsr2csr(cusparseHandle_t handle, cusparseDire
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind_mock_begin("cusparseZbsr2csr");
+    cubind_mock_begin("cusparseZbsr2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4148,7 +4148,7 @@ MOCK_API cusparseStatus_t cusparseZbsr2csr(cusparseHandle_t handle, cusparseDire
 
 MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSgebsr2gebsc_bufferSize");
+    cubind_mock_begin("cusparseSgebsr2gebsc_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mb, sizeof(int));
     cubind_mock_arg(&nb, sizeof(int));
@@ -4165,7 +4165,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSize(cusparseHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDgebsr2gebsc_bufferSize");
+    cubind_mock_begin("cusparseDgebsr2gebsc_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mb, sizeof(int));
     cubind_mock_arg(&nb, sizeof(int));
@@ -4182,7 +4182,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSize(cusparseHandle_t handl
 
 MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCgebsr2gebsc_bufferSize");
+    cubind_mock_begin("cusparseCgebsr2gebsc_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mb, sizeof(int));
     cubind_mock_arg(&nb, sizeof(int));
@@ -4199,7 +4199,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSize(cusparseHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZgebsr2gebsc_bufferSize");
+    cubind_mock_begin("cusparseZgebsr2gebsc_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mb, sizeof(int));
     cubind_mock_arg(&nb, sizeof(int));
@@ -4216,7 +4216,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSize(cusparseHandle_t handl
 
 MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseSgebsr2gebsc_bufferSizeExt");
+    cubind_mock_begin("cusparseSgebsr2gebsc_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mb, sizeof(int));
     cubind_mock_arg(&nb, sizeof(int));
@@ -4233,7 +4233,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseDgebsr2gebsc_bufferSizeExt");
+    cubind_mock_begin("cusparseDgebsr2gebsc_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mb, sizeof(int));
     cubind_mock_arg(&nb, sizeof(int));
@@ -4250,7 +4250,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
 
 MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseCgebsr2gebsc_bufferSizeExt");
+    cubind_mock_begin("cusparseCgebsr2gebsc_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mb, sizeof(int));
     cubind_mock_arg(&nb, sizeof(int));
@@ -4267,7 +4267,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseZgebsr2gebsc_bufferSizeExt");
+    cubind_mock_begin("cusparseZgebsr2gebsc_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mb, sizeof(int));
     cubind_mock_arg(&nb, sizeof(int));
@@ -4284,7 +4284,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
 
 MOCK_API cusparseStatus_t cusparseSgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, float *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSgebsr2gebsc");
+    cubind_mock_begin("cusparseSgebsr2gebsc", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mb, sizeof(int));
     cubind_mock_arg(&nb, sizeof(int));
@@ -4306,7 +4306,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc(cusparseHandle_t handle, int mb, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, double *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDgebsr2gebsc");
+    cubind_mock_begin("cusparseDgebsr2gebsc", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mb, sizeof(int));
     cubind_mock_arg(&nb, sizeof(int));
@@ -4328,7 +4328,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc(cusparseHandle_t handle, int mb, 
 
 MOCK_API cusparseStatus_t cusparseCgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCgebsr2gebsc");
+    cubind_mock_begin("cusparseCgebsr2gebsc", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mb, sizeof(int));
     cubind_mock_arg(&nb, sizeof(int));
@@ -4350,7 +4350,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc(cusparseHandle_t handle, int mb, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuDoubleComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZgebsr2gebsc");
+    cubind_mock_begin("cusparseZgebsr2gebsc", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mb, sizeof(int));
     cubind_mock_arg(&nb, sizeof(int));
@@ -4372,7 +4372,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc(cusparseHandle_t handle, int mb, 
 
 MOCK_API cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind_mock_begin("cusparseXgebsr2csr");
+    cubind_mock_begin("cusparseXgebsr2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4391,7 +4391,7 @@ MOCK_API cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind_mock_begin("cusparseSgebsr2csr");
+    cubind_mock_begin("cusparseSgebsr2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4412,7 +4412,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2csr(cusparseHandle_t handle, cusparseDi
 
 MOCK_API cusparseStatus_t cusparseDgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind_mock_begin("cusparseDgebsr2csr");
+    cubind_mock_begin("cusparseDgebsr2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4433,7 +4433,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2csr(cusparseHandle_t handle, cusparseDi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind_mock_begin("cusparseCgebsr2csr");
+    cubind_mock_begin("cusparseCgebsr2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4454,7 +4454,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2csr(cusparseHandle_t handle, cusparseDi
 
 MOCK_API cusparseStatus_t cusparseZgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)
 {
-    cubind_mock_begin("cusparseZgebsr2csr");
+    cubind_mock_begin("cusparseZgebsr2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4475,7 +4475,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2csr(cusparseHandle_t handle, cusparseDi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseScsr2gebsr_bufferSize");
+    cubind_mock_begin("cusparseScsr2gebsr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4493,7 +4493,7 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSize(cusparseHandle_t handle,
 
 MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDcsr2gebsr_bufferSize");
+    cubind_mock_begin("cusparseDcsr2gebsr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4511,7 +4511,7 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSize(cusparseHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCcsr2gebsr_bufferSize");
+    cubind_mock_begin("cusparseCcsr2gebsr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4529,7 +4529,7 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSize(cusparseHandle_t handle,
 
 MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZcsr2gebsr_bufferSize");
+    cubind_mock_begin("cusparseZcsr2gebsr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4547,7 +4547,7 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSize(cusparseHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseScsr2gebsr_bufferSizeExt");
+    cubind_mock_begin("cusparseScsr2gebsr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4565,7 +4565,7 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSizeExt(cusparseHandle_t hand
 
 MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseDcsr2gebsr_bufferSizeExt");
+    cubind_mock_begin("cusparseDcsr2gebsr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4583,7 +4583,7 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseCcsr2gebsr_bufferSizeExt");
+    cubind_mock_begin("cusparseCcsr2gebsr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4601,7 +4601,7 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
 
 MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseZcsr2gebsr_bufferSizeExt");
+    cubind_mock_begin("cusparseZcsr2gebsr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4619,7 +4619,7 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseXcsr2gebsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind_mock_begin("cusparseXcsr2gebsrNnz");
+    cubind_mock_begin("cusparseXcsr2gebsrNnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4639,7 +4639,7 @@ MOCK_API cusparseStatus_t cusparseXcsr2gebsrNnz(cusparseHandle_t handle, cuspars
 
 MOCK_API cusparseStatus_t cusparseScsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    cubind_mock_begin("cusparseScsr2gebsr");
+    cubind_mock_begin("cusparseScsr2gebsr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4661,7 +4661,7 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr(cusparseHandle_t handle, cusparseDi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDcsr2gebsr");
+    cubind_mock_begin("cusparseDcsr2gebsr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4683,7 +4683,7 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDi
 
 MOCK_API cusparseStatus_t cusparseCcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCcsr2gebsr");
+    cubind_mock_begin("cusparseCcsr2gebsr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4705,7 +4705,7 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr(cusparseHandle_t handle, cusparseDi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZcsr2gebsr");
+    cubind_mock_begin("cusparseZcsr2gebsr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&m, sizeof(int));
@@ -4727,7 +4727,7 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr(cusparseHandle_t handle, cusparseDi
 
 MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSgebsr2gebsr_bufferSize");
+    cubind_mock_begin("cusparseSgebsr2gebsr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4748,7 +4748,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSize(cusparseHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDgebsr2gebsr_bufferSize");
+    cubind_mock_begin("cusparseDgebsr2gebsr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4769,7 +4769,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSize(cusparseHandle_t handl
 
 MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCgebsr2gebsr_bufferSize");
+    cubind_mock_begin("cusparseCgebsr2gebsr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4790,7 +4790,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSize(cusparseHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZgebsr2gebsr_bufferSize");
+    cubind_mock_begin("cusparseZgebsr2gebsr_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4811,7 +4811,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSize(cusparseHandle_t handl
 
 MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseSgebsr2gebsr_bufferSizeExt");
+    cubind_mock_begin("cusparseSgebsr2gebsr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4832,7 +4832,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseDgebsr2gebsr_bufferSizeExt");
+    cubind_mock_begin("cusparseDgebsr2gebsr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4853,7 +4853,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
 
 MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseCgebsr2gebsr_bufferSizeExt");
+    cubind_mock_begin("cusparseCgebsr2gebsr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4874,7 +4874,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)
 {
-    cubind_mock_begin("cusparseZgebsr2gebsr_bufferSizeExt");
+    cubind_mock_begin("cusparseZgebsr2gebsr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4895,7 +4895,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
 
 MOCK_API cusparseStatus_t cusparseXgebsr2gebsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind_mock_begin("cusparseXgebsr2gebsrNnz");
+    cubind_mock_begin("cusparseXgebsr2gebsrNnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4918,7 +4918,7 @@ MOCK_API cusparseStatus_t cusparseXgebsr2gebsrNnz(cusparseHandle_t handle, cuspa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSgebsr2gebsr");
+    cubind_mock_begin("cusparseSgebsr2gebsr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4943,7 +4943,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr(cusparseHandle_t handle, cusparse
 
 MOCK_API cusparseStatus_t cusparseDgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDgebsr2gebsr");
+    cubind_mock_begin("cusparseDgebsr2gebsr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4968,7 +4968,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr(cusparseHandle_t handle, cusparse
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCgebsr2gebsr");
+    cubind_mock_begin("cusparseCgebsr2gebsr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -4993,7 +4993,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr(cusparseHandle_t handle, cusparse
 
 MOCK_API cusparseStatus_t cusparseZgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZgebsr2gebsr");
+    cubind_mock_begin("cusparseZgebsr2gebsr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&dirA, sizeof(cusparseDirection_t));
     cubind_mock_arg(&mb, sizeof(int));
@@ -5018,7 +5018,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr(cusparseHandle_t handle, cusparse
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)
 {
-    cubind_mock_begin("cusparseCreateIdentityPermutation");
+    cubind_mock_begin("cusparseCreateIdentityPermutation", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&p, sizeof(int *));
@@ -5028,7 +5028,7 @@ MOCK_API cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t han
 
 MOCK_API cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *cooRowsA, const int *cooColsA, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseXcoosort_bufferSizeExt");
+    cubind_mock_begin("cusparseXcoosort_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5042,7 +5042,7 @@ MOCK_API cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t handle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)
 {
-    cubind_mock_begin("cusparseXcoosortByRow");
+    cubind_mock_begin("cusparseXcoosortByRow", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5057,7 +5057,7 @@ MOCK_API cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t handle, int m, 
 
 MOCK_API cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)
 {
-    cubind_mock_begin("cusparseXcoosortByColumn");
+    cubind_mock_begin("cusparseXcoosortByColumn", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5072,7 +5072,7 @@ MOCK_API cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t handle, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseXcsrsort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *csrRowPtrA, const int *csrColIndA, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseXcsrsort_bufferSizeExt");
+    cubind_mock_begin("cusparseXcsrsort_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5086,7 +5086,7 @@ MOCK_API cusparseStatus_t cusparseXcsrsort_bufferSizeExt(cusparseHandle_t handle
 
 MOCK_API cusparseStatus_t cusparseXcsrsort(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *csrRowPtrA, int *csrColIndA, int *P, void *pBuffer)
 {
-    cubind_mock_begin("cusparseXcsrsort");
+    cubind_mock_begin("cusparseXcsrsort", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5102,7 +5102,7 @@ MOCK_API cusparseStatus_t cusparseXcsrsort(cusparseHandle_t handle, int m, int n
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *cscColPtrA, const int *cscRowIndA, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseXcscsort_bufferSizeExt");
+    cubind_mock_begin("cusparseXcscsort_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5116,7 +5116,7 @@ MOCK_API cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t handle
 
 MOCK_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *cscColPtrA, int *cscRowIndA, int *P, void *pBuffer)
 {
-    cubind_mock_begin("cusparseXcscsort");
+    cubind_mock_begin("cusparseXcscsort", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5132,7 +5132,7 @@ MOCK_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t handle, int m, int n
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseScsru2csr_bufferSizeExt");
+    cubind_mock_begin("cusparseScsru2csr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5148,7 +5148,7 @@ MOCK_API cusparseStatus_t cusparseScsru2csr_bufferSizeExt(cusparseHandle_t handl
 
 MOCK_API cusparseStatus_t cusparseDcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDcsru2csr_bufferSizeExt");
+    cubind_mock_begin("cusparseDcsru2csr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5164,7 +5164,7 @@ MOCK_API cusparseStatus_t cusparseDcsru2csr_bufferSizeExt(cusparseHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseCcsru2csr_bufferSizeExt");
+    cubind_mock_begin("cusparseCcsru2csr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5180,7 +5180,7 @@ MOCK_API cusparseStatus_t cusparseCcsru2csr_bufferSizeExt(cusparseHandle_t handl
 
 MOCK_API cusparseStatus_t cusparseZcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseZcsru2csr_bufferSizeExt");
+    cubind_mock_begin("cusparseZcsru2csr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5196,7 +5196,7 @@ MOCK_API cusparseStatus_t cusparseZcsru2csr_bufferSizeExt(cusparseHandle_t handl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseScsru2csr");
+    cubind_mock_begin("cusparseScsru2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5213,7 +5213,7 @@ MOCK_API cusparseStatus_t cusparseScsru2csr(cusparseHandle_t handle, int m, int 
 
 MOCK_API cusparseStatus_t cusparseDcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDcsru2csr");
+    cubind_mock_begin("cusparseDcsru2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5230,7 +5230,7 @@ MOCK_API cusparseStatus_t cusparseDcsru2csr(cusparseHandle_t handle, int m, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCcsru2csr");
+    cubind_mock_begin("cusparseCcsru2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5247,7 +5247,7 @@ MOCK_API cusparseStatus_t cusparseCcsru2csr(cusparseHandle_t handle, int m, int 
 
 MOCK_API cusparseStatus_t cusparseZcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZcsru2csr");
+    cubind_mock_begin("cusparseZcsru2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5264,7 +5264,7 @@ MOCK_API cusparseStatus_t cusparseZcsru2csr(cusparseHandle_t handle, int m, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseScsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseScsr2csru");
+    cubind_mock_begin("cusparseScsr2csru", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5281,7 +5281,7 @@ MOCK_API cusparseStatus_t cusparseScsr2csru(cusparseHandle_t handle, int m, int 
 
 MOCK_API cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDcsr2csru");
+    cubind_mock_begin("cusparseDcsr2csru", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5298,7 +5298,7 @@ MOCK_API cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseCcsr2csru");
+    cubind_mock_begin("cusparseCcsr2csru", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5315,7 +5315,7 @@ MOCK_API cusparseStatus_t cusparseCcsr2csru(cusparseHandle_t handle, int m, int 
 
 MOCK_API cusparseStatus_t cusparseZcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseZcsr2csru");
+    cubind_mock_begin("cusparseZcsr2csru", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5332,7 +5332,7 @@ MOCK_API cusparseStatus_t cusparseZcsr2csru(cusparseHandle_t handle, int m, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpruneDense2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSpruneDense2csr_bufferSizeExt");
+    cubind_mock_begin("cusparseSpruneDense2csr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5350,7 +5350,7 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csr_bufferSizeExt(cusparseHandle_t
 
 MOCK_API cusparseStatus_t cusparseDpruneDense2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDpruneDense2csr_bufferSizeExt");
+    cubind_mock_begin("cusparseDpruneDense2csr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5368,7 +5368,7 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csr_bufferSizeExt(cusparseHandle_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSpruneDense2csrNnz");
+    cubind_mock_begin("cusparseSpruneDense2csrNnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5385,7 +5385,7 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, in
 
 MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDpruneDense2csrNnz");
+    cubind_mock_begin("cusparseDpruneDense2csrNnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5402,7 +5402,7 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnz(cusparseHandle_t handle, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSpruneDense2csr");
+    cubind_mock_begin("cusparseSpruneDense2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5420,7 +5420,7 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m
 
 MOCK_API cusparseStatus_t cusparseDpruneDense2csr(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDpruneDense2csr");
+    cubind_mock_begin("cusparseDpruneDense2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5438,7 +5438,7 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csr(cusparseHandle_t handle, int m
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpruneCsr2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSpruneCsr2csr_bufferSizeExt");
+    cubind_mock_begin("cusparseSpruneCsr2csr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5459,7 +5459,7 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
 
 MOCK_API cusparseStatus_t cusparseDpruneCsr2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDpruneCsr2csr_bufferSizeExt");
+    cubind_mock_begin("cusparseDpruneCsr2csr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5480,7 +5480,7 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSpruneCsr2csrNnz");
+    cubind_mock_begin("cusparseSpruneCsr2csrNnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5500,7 +5500,7 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int 
 
 MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDpruneCsr2csrNnz");
+    cubind_mock_begin("cusparseDpruneCsr2csrNnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5520,7 +5520,7 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnz(cusparseHandle_t handle, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSpruneCsr2csr");
+    cubind_mock_begin("cusparseSpruneCsr2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5541,7 +5541,7 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, 
 
 MOCK_API cusparseStatus_t cusparseDpruneCsr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDpruneCsr2csr");
+    cubind_mock_begin("cusparseDpruneCsr2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5562,7 +5562,7 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csr(cusparseHandle_t handle, int m, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSpruneDense2csrByPercentage_bufferSizeExt");
+    cubind_mock_begin("cusparseSpruneDense2csrByPercentage_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5581,7 +5581,7 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage_bufferSizeExt(cusp
 
 MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDpruneDense2csrByPercentage_bufferSizeExt");
+    cubind_mock_begin("cusparseDpruneDense2csrByPercentage_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5600,7 +5600,7 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage_bufferSizeExt(cusp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSpruneDense2csrNnzByPercentage");
+    cubind_mock_begin("cusparseSpruneDense2csrNnzByPercentage", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5618,7 +5618,7 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnzByPercentage(cusparseHandle_
 
 MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDpruneDense2csrNnzByPercentage");
+    cubind_mock_begin("cusparseDpruneDense2csrNnzByPercentage", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5636,7 +5636,7 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnzByPercentage(cusparseHandle_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSpruneDense2csrByPercentage");
+    cubind_mock_begin("cusparseSpruneDense2csrByPercentage", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5655,7 +5655,7 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage(cusparseHandle_t h
 
 MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDpruneDense2csrByPercentage");
+    cubind_mock_begin("cusparseDpruneDense2csrByPercentage", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5674,7 +5674,7 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage(cusparseHandle_t h
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseSpruneCsr2csrByPercentage_bufferSizeExt");
+    cubind_mock_begin("cusparseSpruneCsr2csrByPercentage_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5696,7 +5696,7 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cuspar
 
 MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseDpruneCsr2csrByPercentage_bufferSizeExt");
+    cubind_mock_begin("cusparseDpruneCsr2csrByPercentage_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5718,7 +5718,7 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage_bufferSizeExt(cuspar
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSpruneCsr2csrNnzByPercentage");
+    cubind_mock_begin("cusparseSpruneCsr2csrNnzByPercentage", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5739,7 +5739,7 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnzByPercentage(cusparseHandle_t 
 
 MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDpruneCsr2csrNnzByPercentage");
+    cubind_mock_begin("cusparseDpruneCsr2csrNnzByPercentage", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5760,7 +5760,7 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnzByPercentage(cusparseHandle_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseSpruneCsr2csrByPercentage");
+    cubind_mock_begin("cusparseSpruneCsr2csrByPercentage", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5782,7 +5782,7 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage(cusparseHandle_t han
 
 MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseDpruneCsr2csrByPercentage");
+    cubind_mock_begin("cusparseDpruneCsr2csrByPercentage", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5804,7 +5804,7 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage(cusparseHandle_t han
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, void *buffer)
 {
-    cubind_mock_begin("cusparseCsr2cscEx2");
+    cubind_mock_begin("cusparseCsr2cscEx2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5826,7 +5826,7 @@ MOCK_API cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t handle, int m, int
 
 MOCK_API cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, size_t *bufferSize)
 {
-    cubind_mock_begin("cusparseCsr2cscEx2_bufferSize");
+    cubind_mock_begin("cusparseCsr2cscEx2_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -5848,7 +5848,7 @@ MOCK_API cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind_mock_begin("cusparseCreateSpVec");
+    cubind_mock_begin("cusparseCreateSpVec", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseSpVecDescr_t *));
     cubind_mock_arg(&size, sizeof(int64_t));
     cubind_mock_arg(&nnz, sizeof(int64_t));
@@ -5863,7 +5863,7 @@ MOCK_API cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, 
 
 MOCK_API cusparseStatus_t cusparseCreateConstSpVec(cusparseConstSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, const void *indices, const void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind_mock_begin("cusparseCreateConstSpVec");
+    cubind_mock_begin("cusparseCreateConstSpVec", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t *));
     cubind_mock_arg(&size, sizeof(int64_t));
     cubind_mock_arg(&nnz, sizeof(int64_t));
@@ -5878,7 +5878,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstSpVec(cusparseConstSpVecDescr_t *sp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDestroySpVec(cusparseConstSpVecDescr_t spVecDescr)
 {
-    cubind_mock_begin("cusparseDestroySpVec");
+    cubind_mock_begin("cusparseDestroySpVec", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5886,7 +5886,7 @@ MOCK_API cusparseStatus_t cusparseDestroySpVec(cusparseConstSpVecDescr_t spVecDe
 
 MOCK_API cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, void **indices, void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind_mock_begin("cusparseSpVecGet");
+    cubind_mock_begin("cusparseSpVecGet", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseSpVecDescr_t));
     cubind_mock_arg(&size, sizeof(int64_t *));
     cubind_mock_arg(&nnz, sizeof(int64_t *));
@@ -5901,7 +5901,7 @@ MOCK_API cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int6
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseConstSpVecGet(cusparseConstSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, const void **indices, const void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind_mock_begin("cusparseConstSpVecGet");
+    cubind_mock_begin("cusparseConstSpVecGet", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&size, sizeof(int64_t *));
     cubind_mock_arg(&nnz, sizeof(int64_t *));
@@ -5916,7 +5916,7 @@ MOCK_API cusparseStatus_t cusparseConstSpVecGet(cusparseConstSpVecDescr_t spVecD
 
 MOCK_API cusparseStatus_t cusparseSpVecGetIndexBase(cusparseConstSpVecDescr_t spVecDescr, cusparseIndexBase_t *idxBase)
 {
-    cubind_mock_begin("cusparseSpVecGetIndexBase");
+    cubind_mock_begin("cusparseSpVecGetIndexBase", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     return (cusparseStatus_t)cubind_mock_status();
@@ -5925,7 +5925,7 @@ MOCK_API cusparseStatus_t cusparseSpVecGetIndexBase(cusparseConstSpVecDescr_t sp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr, void **values)
 {
-    cubind_mock_begin("cusparseSpVecGetValues");
+    cubind_mock_begin("cusparseSpVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseSpVecDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
     return (cusparseStatus_t)cubind_mock_status();
@@ -5934,7 +5934,7 @@ MOCK_API cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr
 
 MOCK_API cusparseStatus_t cusparseConstSpVecGetValues(cusparseConstSpVecDescr_t spVecDescr, const void **values)
 {
-    cubind_mock_begin("cusparseConstSpVecGetValues");
+    cubind_mock_begin("cusparseConstSpVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
     return (cusparseStatus_t)cubind_mock_status();
@@ -5943,7 +5943,7 @@ MOCK_API cusparseStatus_t cusparseConstSpVecGetValues(cusparseConstSpVecDescr_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpVecSetValues(cusparseSpVecDescr_t spVecDescr, void *values)
 {
-    cubind_mock_begin("cusparseSpVecSetValues");
+    cubind_mock_begin("cusparseSpVecSetValues", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseSpVecDescr_t));
     cubind_mock_arg(&values, sizeof(void *));
     return (cusparseStatus_t)cubind_mock_status();
@@ -5952,7 +5952,7 @@ MOCK_API cusparseStatus_t cusparseSpVecSetValues(cusparseSpVecDescr_t spVecDescr
 
 MOCK_API cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType)
 {
-    cubind_mock_begin("cusparseCreateDnVec");
+    cubind_mock_begin("cusparseCreateDnVec", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseDnVecDescr_t *));
     cubind_mock_arg(&size, sizeof(int64_t));
     cubind_mock_arg(&values, sizeof(void *));
@@ -5963,7 +5963,7 @@ MOCK_API cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCreateConstDnVec(cusparseConstDnVecDescr_t *dnVecDescr, int64_t size, const void *values, cudaDataType valueType)
 {
-    cubind_mock_begin("cusparseCreateConstDnVec");
+    cubind_mock_begin("cusparseCreateConstDnVec", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseConstDnVecDescr_t *));
     cubind_mock_arg(&size, sizeof(int64_t));
     cubind_mock_arg(&values, sizeof(const void *));
@@ -5974,7 +5974,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstDnVec(cusparseConstDnVecDescr_t *dn
 
 MOCK_API cusparseStatus_t cusparseDestroyDnVec(cusparseConstDnVecDescr_t dnVecDescr)
 {
-    cubind_mock_begin("cusparseDestroyDnVec");
+    cubind_mock_begin("cusparseDestroyDnVec", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseConstDnVecDescr_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5982,7 +5982,7 @@ MOCK_API cusparseStatus_t cusparseDestroyDnVec(cusparseConstDnVecDescr_t dnVecDe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int64_t *size, void **values, cudaDataType *valueType)
 {
-    cubind_mock_begin("cusparseDnVecGet");
+    cubind_mock_begin("cusparseDnVecGet", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseDnVecDescr_t));
     cubind_mock_arg(&size, sizeof(int64_t *));
     cubind_mock_arg(&values, sizeof(void **));
@@ -5993,7 +5993,7 @@ MOCK_API cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int6
 
 MOCK_API cusparseStatus_t cusparseConstDnVecGet(cusparseConstDnVecDescr_t dnVecDescr, int64_t *size, const void **values, cudaDataType *valueType)
 {
-    cubind_mock_begin("cusparseConstDnVecGet");
+    cubind_mock_begin("cusparseConstDnVecGet", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseConstDnVecDescr_t));
     cubind_mock_arg(&size, sizeof(int64_t *));
     cubind_mock_arg(&values, sizeof(const void **));
@@ -6004,7 +6004,7 @@ MOCK_API cusparseStatus_t cusparseConstDnVecGet(cusparseConstDnVecDescr_t dnVecD
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr, void **values)
 {
-    cubind_mock_begin("cusparseDnVecGetValues");
+    cubind_mock_begin("cusparseDnVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseDnVecDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
     return (cusparseStatus_t)cubind_mock_status();
@@ -6013,7 +6013,7 @@ MOCK_API cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr
 
 MOCK_API cusparseStatus_t cusparseConstDnVecGetValues(cusparseConstDnVecDescr_t dnVecDescr, const void **values)
 {
-    cubind_mock_begin("cusparseConstDnVecGetValues");
+    cubind_mock_begin("cusparseConstDnVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseConstDnVecDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
     return (cusparseStatus_t)cubind_mock_status();
@@ -6022,7 +6022,7 @@ MOCK_API cusparseStatus_t cusparseConstDnVecGetValues(cusparseConstDnVecDescr_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t dnVecDescr, void *values)
 {
-    cubind_mock_begin("cusparseDnVecSetValues");
+    cubind_mock_begin("cusparseDnVecSetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseDnVecDescr_t));
     cubind_mock_arg(&values, sizeof(void *));
     return (cusparseStatus_t)cubind_mock_status();
@@ -6031,7 +6031,7 @@ MOCK_API cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t dnVecDescr
 
 MOCK_API cusparseStatus_t cusparseDestroySpMat(cusparseConstSpMatDescr_t spMatDescr)
 {
-    cubind_mock_begin("cusparseDestroySpMat");
+    cubind_mock_begin("cusparseDestroySpMat", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6039,7 +6039,7 @@ MOCK_API cusparseStatus_t cusparseDestroySpMat(cusparseConstSpMatDescr_t spMatDe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpMatGetFormat(cusparseConstSpMatDescr_t spMatDescr, cusparseFormat_t *format)
 {
-    cubind_mock_begin("cusparseSpMatGetFormat");
+    cubind_mock_begin("cusparseSpMatGetFormat", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&format, sizeof(cusparseFormat_t *));
     return (cusparseStatus_t)cubind_mock_status();
@@ -6048,7 +6048,7 @@ MOCK_API cusparseStatus_t cusparseSpMatGetFormat(cusparseConstSpMatDescr_t spMat
 
 MOCK_API cusparseStatus_t cusparseSpMatGetIndexBase(cusparseConstSpMatDescr_t spMatDescr, cusparseIndexBase_t *idxBase)
 {
-    cubind_mock_begin("cusparseSpMatGetIndexBase");
+    cubind_mock_begin("cusparseSpMatGetIndexBase", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     return (cusparseStatus_t)cubind_mock_status();
@@ -6057,7 +6057,7 @@ MOCK_API cusparseStatus_t cusparseSpMatGetIndexBase(cusparseConstSpMatDescr_t sp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr, void **values)
 {
-    cubind_mock_begin("cusparseSpMatGetValues");
+    cubind_mock_begin("cusparseSpMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
     return (cusparseStatus_t)cubind_mock_status();
@@ -6066,7 +6066,7 @@ MOCK_API cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr
 
 MOCK_API cusparseStatus_t cusparseConstSpMatGetValues(cusparseConstSpMatDescr_t spMatDescr, const void **values)
 {
-    cubind_mock_begin("cusparseConstSpMatGetValues");
+    cubind_mock_begin("cusparseConstSpMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
     return (cusparseStatus_t)cubind_mock_status();
@@ -6075,7 +6075,7 @@ MOCK_API cusparseStatus_t cusparseConstSpMatGetValues(cusparseConstSpMatDescr_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpMatSetValues(cusparseSpMatDescr_t spMatDescr, void *values)
 {
-    cubind_mock_begin("cusparseSpMatSetValues");
+    cubind_mock_begin("cusparseSpMatSetValues", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&values, sizeof(void *));
     return (cusparseStatus_t)cubind_mock_status();
@@ -6084,7 +6084,7 @@ MOCK_API cusparseStatus_t cusparseSpMatSetValues(cusparseSpMatDescr_t spMatDescr
 
 MOCK_API cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz)
 {
-    cubind_mock_begin("cusparseSpMatGetSize");
+    cubind_mock_begin("cusparseSpMatGetSize", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
@@ -6095,7 +6095,7 @@ MOCK_API cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatDe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseConstSpMatDescr_t spMatDescr, int *batchCount)
 {
-    cubind_mock_begin("cusparseSpMatGetStridedBatch");
+    cubind_mock_begin("cusparseSpMatGetStridedBatch", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int *));
     return (cusparseStatus_t)cubind_mock_status();
@@ -6104,7 +6104,7 @@ MOCK_API cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseConstSpMatDescr_t
 
 MOCK_API cusparseStatus_t cusparseCooSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t batchStride)
 {
-    cubind_mock_begin("cusparseCooSetStridedBatch");
+    cubind_mock_begin("cusparseCooSetStridedBatch", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int64_t));
@@ -6114,7 +6114,7 @@ MOCK_API cusparseStatus_t cusparseCooSetStridedBatch(cusparseSpMatDescr_t spMatD
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCsrSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsValuesBatchStride)
 {
-    cubind_mock_begin("cusparseCsrSetStridedBatch");
+    cubind_mock_begin("cusparseCsrSetStridedBatch", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&offsetsBatchStride, sizeof(int64_t));
@@ -6125,7 +6125,7 @@ MOCK_API cusparseStatus_t cusparseCsrSetStridedBatch(cusparseSpMatDescr_t spMatD
 
 MOCK_API cusparseStatus_t cusparseBsrSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsBatchStride, int64_t ValuesBatchStride)
 {
-    cubind_mock_begin("cusparseBsrSetStridedBatch");
+    cubind_mock_begin("cusparseBsrSetStridedBatch", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&offsetsBatchStride, sizeof(int64_t));
@@ -6137,7 +6137,7 @@ MOCK_API cusparseStatus_t cusparseBsrSetStridedBatch(cusparseSpMatDescr_t spMatD
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpMatGetAttribute(cusparseConstSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize)
 {
-    cubind_mock_begin("cusparseSpMatGetAttribute");
+    cubind_mock_begin("cusparseSpMatGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&attribute, sizeof(cusparseSpMatAttribute_t));
     cubind_mock_arg(&data, sizeof(void *));
@@ -6148,7 +6148,7 @@ MOCK_API cusparseStatus_t cusparseSpMatGetAttribute(cusparseConstSpMatDescr_t sp
 
 MOCK_API cusparseStatus_t cusparseSpMatSetAttribute(cusparseSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize)
 {
-    cubind_mock_begin("cusparseSpMatSetAttribute");
+    cubind_mock_begin("cusparseSpMatSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&attribute, sizeof(cusparseSpMatAttribute_t));
     cubind_mock_arg(&data, sizeof(void *));
@@ -6159,7 +6159,7 @@ MOCK_API cusparseStatus_t cusparseSpMatSetAttribute(cusparseSpMatDescr_t spMatDe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind_mock_begin("cusparseCreateCsr");
+    cubind_mock_begin("cusparseCreateCsr", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t *));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
@@ -6177,7 +6177,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, in
 
 MOCK_API cusparseStatus_t cusparseCreateConstCsr(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *csrRowOffsets, const void *csrColInd, const void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind_mock_begin("cusparseCreateConstCsr");
+    cubind_mock_begin("cusparseCreateConstCsr", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t *));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
@@ -6195,7 +6195,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstCsr(cusparseConstSpMatDescr_t *spMa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind_mock_begin("cusparseCreateCsc");
+    cubind_mock_begin("cusparseCreateCsc", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t *));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
@@ -6213,7 +6213,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, in
 
 MOCK_API cusparseStatus_t cusparseCreateConstCsc(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cscColOffsets, const void *cscRowInd, const void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind_mock_begin("cusparseCreateConstCsc");
+    cubind_mock_begin("cusparseCreateConstCsc", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t *));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
@@ -6231,7 +6231,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstCsc(cusparseConstSpMatDescr_t *spMa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **csrRowOffsets, void **csrColInd, void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind_mock_begin("cusparseCsrGet");
+    cubind_mock_begin("cusparseCsrGet", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
@@ -6249,7 +6249,7 @@ MOCK_API cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_
 
 MOCK_API cusparseStatus_t cusparseConstCsrGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **csrRowOffsets, const void **csrColInd, const void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind_mock_begin("cusparseConstCsrGet");
+    cubind_mock_begin("cusparseConstCsrGet", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
@@ -6267,7 +6267,7 @@ MOCK_API cusparseStatus_t cusparseConstCsrGet(cusparseConstSpMatDescr_t spMatDes
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cscColOffsets, void **cscRowInd, void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind_mock_begin("cusparseCscGet");
+    cubind_mock_begin("cusparseCscGet", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
@@ -6285,7 +6285,7 @@ MOCK_API cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_
 
 MOCK_API cusparseStatus_t cusparseConstCscGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cscColOffsets, const void **cscRowInd, const void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind_mock_begin("cusparseConstCscGet");
+    cubind_mock_begin("cusparseConstCscGet", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
@@ -6303,7 +6303,7 @@ MOCK_API cusparseStatus_t cusparseConstCscGet(cusparseConstSpMatDescr_t spMatDes
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCsrSetPointers(cusparseSpMatDescr_t spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues)
 {
-    cubind_mock_begin("cusparseCsrSetPointers");
+    cubind_mock_begin("cusparseCsrSetPointers", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&csrRowOffsets, sizeof(void *));
     cubind_mock_arg(&csrColInd, sizeof(void *));
@@ -6314,7 +6314,7 @@ MOCK_API cusparseStatus_t cusparseCsrSetPointers(cusparseSpMatDescr_t spMatDescr
 
 MOCK_API cusparseStatus_t cusparseCscSetPointers(cusparseSpMatDescr_t spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues)
 {
-    cubind_mock_begin("cusparseCscSetPointers");
+    cubind_mock_begin("cusparseCscSetPointers", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&cscColOffsets, sizeof(void *));
     cubind_mock_arg(&cscRowInd, sizeof(void *));
@@ -6325,7 +6325,7 @@ MOCK_API cusparseStatus_t cusparseCscSetPointers(cusparseSpMatDescr_t spMatDescr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCreateBsr(cusparseSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockSize, int64_t colBlockSize, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order)
 {
-    cubind_mock_begin("cusparseCreateBsr");
+    cubind_mock_begin("cusparseCreateBsr", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t *));
     cubind_mock_arg(&brows, sizeof(int64_t));
     cubind_mock_arg(&bcols, sizeof(int64_t));
@@ -6346,7 +6346,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsr(cusparseSpMatDescr_t *spMatDescr, in
 
 MOCK_API cusparseStatus_t cusparseCreateConstBsr(cusparseConstSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockDim, int64_t colBlockDim, const void *bsrRowOffsets, const void *bsrColInd, const void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order)
 {
-    cubind_mock_begin("cusparseCreateConstBsr");
+    cubind_mock_begin("cusparseCreateConstBsr", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t *));
     cubind_mock_arg(&brows, sizeof(int64_t));
     cubind_mock_arg(&bcols, sizeof(int64_t));
@@ -6367,7 +6367,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstBsr(cusparseConstSpMatDescr_t *spMa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooRowInd, void *cooColInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind_mock_begin("cusparseCreateCoo");
+    cubind_mock_begin("cusparseCreateCoo", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t *));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
@@ -6384,7 +6384,7 @@ MOCK_API cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, in
 
 MOCK_API cusparseStatus_t cusparseCreateConstCoo(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cooRowInd, const void *cooColInd, const void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind_mock_begin("cusparseCreateConstCoo");
+    cubind_mock_begin("cusparseCreateConstCoo", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t *));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
@@ -6401,7 +6401,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstCoo(cusparseConstSpMatDescr_t *spMa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind_mock_begin("cusparseCooGet");
+    cubind_mock_begin("cusparseCooGet", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
@@ -6418,7 +6418,7 @@ MOCK_API cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_
 
 MOCK_API cusparseStatus_t cusparseConstCooGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cooRowInd, const void **cooColInd, const void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind_mock_begin("cusparseConstCooGet");
+    cubind_mock_begin("cusparseConstCooGet", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
@@ -6435,7 +6435,7 @@ MOCK_API cusparseStatus_t cusparseConstCooGet(cusparseConstSpMatDescr_t spMatDes
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCooSetPointers(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues)
 {
-    cubind_mock_begin("cusparseCooSetPointers");
+    cubind_mock_begin("cusparseCooSetPointers", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&cooRows, sizeof(void *));
     cubind_mock_arg(&cooColumns, sizeof(void *));
@@ -6446,7 +6446,7 @@ MOCK_API cusparseStatus_t cusparseCooSetPointers(cusparseSpMatDescr_t spMatDescr
 
 MOCK_API cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, void *ellColInd, void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind_mock_begin("cusparseCreateBlockedEll");
+    cubind_mock_begin("cusparseCreateBlockedEll", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t *));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
@@ -6463,7 +6463,7 @@ MOCK_API cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCreateConstBlockedEll(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, const void *ellColInd, const void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind_mock_begin("cusparseCreateConstBlockedEll");
+    cubind_mock_begin("cusparseCreateConstBlockedEll", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t *));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
@@ -6480,7 +6480,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstBlockedEll(cusparseConstSpMatDescr_
 
 MOCK_API cusparseStatus_t cusparseBlockedEllGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, void **ellColInd, void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind_mock_begin("cusparseBlockedEllGet");
+    cubind_mock_begin("cusparseBlockedEllGet", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
@@ -6497,7 +6497,7 @@ MOCK_API cusparseStatus_t cusparseBlockedEllGet(cusparseSpMatDescr_t spMatDescr,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseConstBlockedEllGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, const void **ellColInd, const void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)
 {
-    cubind_mock_begin("cusparseConstBlockedEllGet");
+    cubind_mock_begin("cusparseConstBlockedEllGet", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
@@ -6514,7 +6514,7 @@ MOCK_API cusparseStatus_t cusparseConstBlockedEllGet(cusparseConstSpMatDescr_t s
 
 MOCK_API cusparseStatus_t cusparseCreateSlicedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind_mock_begin("cusparseCreateSlicedEll");
+    cubind_mock_begin("cusparseCreateSlicedEll", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t *));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
@@ -6534,7 +6534,7 @@ MOCK_API cusparseStatus_t cusparseCreateSlicedEll(cusparseSpMatDescr_t *spMatDes
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCreateConstSlicedEll(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, const void *sellSliceOffsets, const void *sellColInd, const void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    cubind_mock_begin("cusparseCreateConstSlicedEll");
+    cubind_mock_begin("cusparseCreateConstSlicedEll", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t *));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
@@ -6554,7 +6554,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstSlicedEll(cusparseConstSpMatDescr_t
 
 MOCK_API cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, void *values, cudaDataType valueType, cusparseOrder_t order)
 {
-    cubind_mock_begin("cusparseCreateDnMat");
+    cubind_mock_begin("cusparseCreateDnMat", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseDnMatDescr_t *));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
@@ -6568,7 +6568,7 @@ MOCK_API cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseCreateConstDnMat(cusparseConstDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, const void *values, cudaDataType valueType, cusparseOrder_t order)
 {
-    cubind_mock_begin("cusparseCreateConstDnMat");
+    cubind_mock_begin("cusparseCreateConstDnMat", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseConstDnMatDescr_t *));
     cubind_mock_arg(&rows, sizeof(int64_t));
     cubind_mock_arg(&cols, sizeof(int64_t));
@@ -6582,7 +6582,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstDnMat(cusparseConstDnMatDescr_t *dn
 
 MOCK_API cusparseStatus_t cusparseDestroyDnMat(cusparseConstDnMatDescr_t dnMatDescr)
 {
-    cubind_mock_begin("cusparseDestroyDnMat");
+    cubind_mock_begin("cusparseDestroyDnMat", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseConstDnMatDescr_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6590,7 +6590,7 @@ MOCK_API cusparseStatus_t cusparseDestroyDnMat(cusparseConstDnMatDescr_t dnMatDe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, void **values, cudaDataType *type, cusparseOrder_t *order)
 {
-    cubind_mock_begin("cusparseDnMatGet");
+    cubind_mock_begin("cusparseDnMatGet", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseDnMatDescr_t));
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
@@ -6604,7 +6604,7 @@ MOCK_API cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int6
 
 MOCK_API cusparseStatus_t cusparseConstDnMatGet(cusparseConstDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, const void **values, cudaDataType *type, cusparseOrder_t *order)
 {
-    cubind_mock_begin("cusparseConstDnMatGet");
+    cubind_mock_begin("cusparseConstDnMatGet", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
@@ -6618,7 +6618,7 @@ MOCK_API cusparseStatus_t cusparseConstDnMatGet(cusparseConstDnMatDescr_t dnMatD
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr, void **values)
 {
-    cubind_mock_begin("cusparseDnMatGetValues");
+    cubind_mock_begin("cusparseDnMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseDnMatDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
     return (cusparseStatus_t)cubind_mock_status();
@@ -6627,7 +6627,7 @@ MOCK_API cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr
 
 MOCK_API cusparseStatus_t cusparseConstDnMatGetValues(cusparseConstDnMatDescr_t dnMatDescr, const void **values)
 {
-    cubind_mock_begin("cusparseConstDnMatGetValues");
+    cubind_mock_begin("cusparseConstDnMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
     return (cusparseStatus_t)cubind_mock_status();
@@ -6636,7 +6636,7 @@ MOCK_API cusparseStatus_t cusparseConstDnMatGetValues(cusparseConstDnMatDescr_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t dnMatDescr, void *values)
 {
-    cubind_mock_begin("cusparseDnMatSetValues");
+    cubind_mock_begin("cusparseDnMatSetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseDnMatDescr_t));
     cubind_mock_arg(&values, sizeof(void *));
     return (cusparseStatus_t)cubind_mock_status();
@@ -6645,7 +6645,7 @@ MOCK_API cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t dnMatDescr
 
 MOCK_API cusparseStatus_t cusparseDnMatSetStridedBatch(cusparseDnMatDescr_t dnMatDescr, int batchCount, int64_t batchStride)
 {
-    cubind_mock_begin("cusparseDnMatSetStridedBatch");
+    cubind_mock_begin("cusparseDnMatSetStridedBatch", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseDnMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int64_t));
@@ -6655,7 +6655,7 @@ MOCK_API cusparseStatus_t cusparseDnMatSetStridedBatch(cusparseDnMatDescr_t dnMa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseConstDnMatDescr_t dnMatDescr, int *batchCount, int64_t *batchStride)
 {
-    cubind_mock_begin("cusparseDnMatGetStridedBatch");
+    cubind_mock_begin("cusparseDnMatGetStridedBatch", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int *));
     cubind_mock_arg(&batchStride, sizeof(int64_t *));
@@ -6665,7 +6665,7 @@ MOCK_API cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseConstDnMatDescr_t
 
 MOCK_API cusparseStatus_t cusparseAxpby(cusparseHandle_t handle, const void *alpha, cusparseConstSpVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY)
 {
-    cubind_mock_begin("cusparseAxpby");
+    cubind_mock_begin("cusparseAxpby", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
     cubind_mock_arg(&vecX, sizeof(cusparseConstSpVecDescr_t));
@@ -6677,7 +6677,7 @@ MOCK_API cusparseStatus_t cusparseAxpby(cusparseHandle_t handle, const void *alp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseGather(cusparseHandle_t handle, cusparseConstDnVecDescr_t vecY, cusparseSpVecDescr_t vecX)
 {
-    cubind_mock_begin("cusparseGather");
+    cubind_mock_begin("cusparseGather", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&vecY, sizeof(cusparseConstDnVecDescr_t));
     cubind_mock_arg(&vecX, sizeof(cusparseSpVecDescr_t));
@@ -6687,7 +6687,7 @@ MOCK_API cusparseStatus_t cusparseGather(cusparseHandle_t handle, cusparseConstD
 
 MOCK_API cusparseStatus_t cusparseScatter(cusparseHandle_t handle, cusparseConstSpVecDescr_t vecX, cusparseDnVecDescr_t vecY)
 {
-    cubind_mock_begin("cusparseScatter");
+    cubind_mock_begin("cusparseScatter", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&vecX, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&vecY, sizeof(cusparseDnVecDescr_t));
@@ -6697,7 +6697,7 @@ MOCK_API cusparseStatus_t cusparseScatter(cusparseHandle_t handle, cusparseConst
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseRot(cusparseHandle_t handle, const void *c_coeff, const void *s_coeff, cusparseSpVecDescr_t vecX, cusparseDnVecDescr_t vecY)
 {
-    cubind_mock_begin("cusparseRot");
+    cubind_mock_begin("cusparseRot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&c_coeff, sizeof(const void *));
     cubind_mock_arg(&s_coeff, sizeof(const void *));
@@ -6709,7 +6709,7 @@ MOCK_API cusparseStatus_t cusparseRot(cusparseHandle_t handle, const void *c_coe
 
 MOCK_API cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, const void *result, cudaDataType computeType, size_t *bufferSize)
 {
-    cubind_mock_begin("cusparseSpVV_bufferSize");
+    cubind_mock_begin("cusparseSpVV_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opX, sizeof(cusparseOperation_t));
     cubind_mock_arg(&vecX, sizeof(cusparseConstSpVecDescr_t));
@@ -6723,7 +6723,7 @@ MOCK_API cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t handle, cuspa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpVV(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, void *result, cudaDataType computeType, void *externalBuffer)
 {
-    cubind_mock_begin("cusparseSpVV");
+    cubind_mock_begin("cusparseSpVV", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opX, sizeof(cusparseOperation_t));
     cubind_mock_arg(&vecX, sizeof(cusparseConstSpVecDescr_t));
@@ -6737,7 +6737,7 @@ MOCK_API cusparseStatus_t cusparseSpVV(cusparseHandle_t handle, cusparseOperatio
 
 MOCK_API cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, size_t *bufferSize)
 {
-    cubind_mock_begin("cusparseSparseToDense_bufferSize");
+    cubind_mock_begin("cusparseSparseToDense_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&matA, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&matB, sizeof(cusparseDnMatDescr_t));
@@ -6749,7 +6749,7 @@ MOCK_API cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t hand
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSparseToDense(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, void *externalBuffer)
 {
-    cubind_mock_begin("cusparseSparseToDense");
+    cubind_mock_begin("cusparseSparseToDense", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&matA, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&matB, sizeof(cusparseDnMatDescr_t));
@@ -6761,7 +6761,7 @@ MOCK_API cusparseStatus_t cusparseSparseToDense(cusparseHandle_t handle, cuspars
 
 MOCK_API cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, size_t *bufferSize)
 {
-    cubind_mock_begin("cusparseDenseToSparse_bufferSize");
+    cubind_mock_begin("cusparseDenseToSparse_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&matA, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&matB, sizeof(cusparseSpMatDescr_t));
@@ -6773,7 +6773,7 @@ MOCK_API cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t hand
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseDenseToSparse_analysis(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)
 {
-    cubind_mock_begin("cusparseDenseToSparse_analysis");
+    cubind_mock_begin("cusparseDenseToSparse_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&matA, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&matB, sizeof(cusparseSpMatDescr_t));
@@ -6785,7 +6785,7 @@ MOCK_API cusparseStatus_t cusparseDenseToSparse_analysis(cusparseHandle_t handle
 
 MOCK_API cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)
 {
-    cubind_mock_begin("cusparseDenseToSparse_convert");
+    cubind_mock_begin("cusparseDenseToSparse_convert", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&matA, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&matB, sizeof(cusparseSpMatDescr_t));
@@ -6797,7 +6797,7 @@ MOCK_API cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t handle,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpMV(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)
 {
-    cubind_mock_begin("cusparseSpMV");
+    cubind_mock_begin("cusparseSpMV", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -6814,7 +6814,7 @@ MOCK_API cusparseStatus_t cusparseSpMV(cusparseHandle_t handle, cusparseOperatio
 
 MOCK_API cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, size_t *bufferSize)
 {
-    cubind_mock_begin("cusparseSpMV_bufferSize");
+    cubind_mock_begin("cusparseSpMV_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -6831,7 +6831,7 @@ MOCK_API cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cuspa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpMV_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)
 {
-    cubind_mock_begin("cusparseSpMV_preprocess");
+    cubind_mock_begin("cusparseSpMV_preprocess", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -6848,7 +6848,7 @@ MOCK_API cusparseStatus_t cusparseSpMV_preprocess(cusparseHandle_t handle, cuspa
 
 MOCK_API cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)
 {
-    cubind_mock_begin("cusparseSpSV_createDescr");
+    cubind_mock_begin("cusparseSpSV_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSVDescr_t *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6856,7 +6856,7 @@ MOCK_API cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpSV_destroyDescr(cusparseSpSVDescr_t descr)
 {
-    cubind_mock_begin("cusparseSpSV_destroyDescr");
+    cubind_mock_begin("cusparseSpSV_destroyDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSVDescr_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6864,7 +6864,7 @@ MOCK_API cusparseStatus_t cusparseSpSV_destroyDescr(cusparseSpSVDescr_t descr)
 
 MOCK_API cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, size_t *bufferSize)
 {
-    cubind_mock_begin("cusparseSpSV_bufferSize");
+    cubind_mock_begin("cusparseSpSV_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -6881,7 +6881,7 @@ MOCK_API cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cuspa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpSV_analysis(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, void *externalBuffer)
 {
-    cubind_mock_begin("cusparseSpSV_analysis");
+    cubind_mock_begin("cusparseSpSV_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -6898,7 +6898,7 @@ MOCK_API cusparseStatus_t cusparseSpSV_analysis(cusparseHandle_t handle, cuspars
 
 MOCK_API cusparseStatus_t cusparseSpSV_solve(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr)
 {
-    cubind_mock_begin("cusparseSpSV_solve");
+    cubind_mock_begin("cusparseSpSV_solve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&alpha, sizeof(const void *));
@@ -6914,7 +6914,7 @@ MOCK_API cusparseStatus_t cusparseSpSV_solve(cusparseHandle_t handle, cusparseOp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpSV_updateMatrix(cusparseHandle_t handle, cusparseSpSVDescr_t spsvDescr, void *newValues, cusparseSpSVUpdate_t updatePart)
 {
-    cubind_mock_begin("cusparseSpSV_updateMatrix");
+    cubind_mock_begin("cusparseSpSV_updateMatrix", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&spsvDescr, sizeof(cusparseSpSVDescr_t));
     cubind_mock_arg(&newValues, sizeof(void *));
@@ -6925,7 +6925,7 @@ MOCK_API cusparseStatus_t cusparseSpSV_updateMatrix(cusparseHandle_t handle, cus
 
 MOCK_API cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)
 {
-    cubind_mock_begin("cusparseSpSM_createDescr");
+    cubind_mock_begin("cusparseSpSM_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSMDescr_t *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6933,7 +6933,7 @@ MOCK_API cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpSM_destroyDescr(cusparseSpSMDescr_t descr)
 {
-    cubind_mock_begin("cusparseSpSM_destroyDescr");
+    cubind_mock_begin("cusparseSpSM_destroyDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSMDescr_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6941,7 +6941,7 @@ MOCK_API cusparseStatus_t cusparseSpSM_destroyDescr(cusparseSpSMDescr_t descr)
 
 MOCK_API cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, size_t *bufferSize)
 {
-    cubind_mock_begin("cusparseSpSM_bufferSize");
+    cubind_mock_begin("cusparseSpSM_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -6959,7 +6959,7 @@ MOCK_API cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t handle, cuspa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpSM_analysis(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, void *externalBuffer)
 {
-    cubind_mock_begin("cusparseSpSM_analysis");
+    cubind_mock_begin("cusparseSpSM_analysis", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -6977,7 +6977,7 @@ MOCK_API cusparseStatus_t cusparseSpSM_analysis(cusparseHandle_t handle, cuspars
 
 MOCK_API cusparseStatus_t cusparseSpSM_solve(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr)
 {
-    cubind_mock_begin("cusparseSpSM_solve");
+    cubind_mock_begin("cusparseSpSM_solve", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -6994,7 +6994,7 @@ MOCK_API cusparseStatus_t cusparseSpSM_solve(cusparseHandle_t handle, cusparseOp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpSM_updateMatrix(cusparseHandle_t handle, cusparseSpSMDescr_t spsmDescr, void *newValues, cusparseSpSMUpdate_t updatePart)
 {
-    cubind_mock_begin("cusparseSpSM_updateMatrix");
+    cubind_mock_begin("cusparseSpSM_updateMatrix", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&spsmDescr, sizeof(cusparseSpSMDescr_t));
     cubind_mock_arg(&newValues, sizeof(void *));
@@ -7005,7 +7005,7 @@ MOCK_API cusparseStatus_t cusparseSpSM_updateMatrix(cusparseHandle_t handle, cus
 
 MOCK_API cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, size_t *bufferSize)
 {
-    cubind_mock_begin("cusparseSpMM_bufferSize");
+    cubind_mock_begin("cusparseSpMM_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -7023,7 +7023,7 @@ MOCK_API cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cuspa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpMM_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer)
 {
-    cubind_mock_begin("cusparseSpMM_preprocess");
+    cubind_mock_begin("cusparseSpMM_preprocess", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -7041,7 +7041,7 @@ MOCK_API cusparseStatus_t cusparseSpMM_preprocess(cusparseHandle_t handle, cuspa
 
 MOCK_API cusparseStatus_t cusparseSpMM(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer)
 {
-    cubind_mock_begin("cusparseSpMM");
+    cubind_mock_begin("cusparseSpMM", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -7059,7 +7059,7 @@ MOCK_API cusparseStatus_t cusparseSpMM(cusparseHandle_t handle, cusparseOperatio
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *descr)
 {
-    cubind_mock_begin("cusparseSpGEMM_createDescr");
+    cubind_mock_begin("cusparseSpGEMM_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpGEMMDescr_t *));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7067,7 +7067,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *desc
 
 MOCK_API cusparseStatus_t cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t descr)
 {
-    cubind_mock_begin("cusparseSpGEMM_destroyDescr");
+    cubind_mock_begin("cusparseSpGEMM_destroyDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpGEMMDescr_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7075,7 +7075,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t desc
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1)
 {
-    cubind_mock_begin("cusparseSpGEMM_workEstimation");
+    cubind_mock_begin("cusparseSpGEMM_workEstimation", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -7095,7 +7095,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t handle,
 
 MOCK_API cusparseStatus_t cusparseSpGEMM_getNumProducts(cusparseSpGEMMDescr_t spgemmDescr, int64_t *num_prods)
 {
-    cubind_mock_begin("cusparseSpGEMM_getNumProducts");
+    cubind_mock_begin("cusparseSpGEMM_getNumProducts", __builtin_return_address(0));
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&num_prods, sizeof(int64_t *));
     return (cusparseStatus_t)cubind_mock_status();
@@ -7104,7 +7104,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_getNumProducts(cusparseSpGEMMDescr_t sp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpGEMM_estimateMemory(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, float chunk_fraction, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize2)
 {
-    cubind_mock_begin("cusparseSpGEMM_estimateMemory");
+    cubind_mock_begin("cusparseSpGEMM_estimateMemory", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -7126,7 +7126,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_estimateMemory(cusparseHandle_t handle,
 
 MOCK_API cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2)
 {
-    cubind_mock_begin("cusparseSpGEMM_compute");
+    cubind_mock_begin("cusparseSpGEMM_compute", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -7146,7 +7146,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cuspar
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpGEMM_copy(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr)
 {
-    cubind_mock_begin("cusparseSpGEMM_copy");
+    cubind_mock_begin("cusparseSpGEMM_copy", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -7164,7 +7164,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_copy(cusparseHandle_t handle, cusparseO
 
 MOCK_API cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1)
 {
-    cubind_mock_begin("cusparseSpGEMMreuse_workEstimation");
+    cubind_mock_begin("cusparseSpGEMMreuse_workEstimation", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -7181,7 +7181,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t ha
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize4, void *externalBuffer4)
 {
-    cubind_mock_begin("cusparseSpGEMMreuse_nnz");
+    cubind_mock_begin("cusparseSpGEMMreuse_nnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -7202,7 +7202,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t handle, cuspa
 
 MOCK_API cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize5, void *externalBuffer5)
 {
-    cubind_mock_begin("cusparseSpGEMMreuse_copy");
+    cubind_mock_begin("cusparseSpGEMMreuse_copy", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -7219,7 +7219,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t handle, cusp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpGEMMreuse_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr)
 {
-    cubind_mock_begin("cusparseSpGEMMreuse_compute");
+    cubind_mock_begin("cusparseSpGEMMreuse_compute", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -7237,7 +7237,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_compute(cusparseHandle_t handle, c
 
 MOCK_API cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, size_t *bufferSize)
 {
-    cubind_mock_begin("cusparseSDDMM_bufferSize");
+    cubind_mock_begin("cusparseSDDMM_bufferSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -7255,7 +7255,7 @@ MOCK_API cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t handle, cusp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSDDMM_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer)
 {
-    cubind_mock_begin("cusparseSDDMM_preprocess");
+    cubind_mock_begin("cusparseSDDMM_preprocess", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -7273,7 +7273,7 @@ MOCK_API cusparseStatus_t cusparseSDDMM_preprocess(cusparseHandle_t handle, cusp
 
 MOCK_API cusparseStatus_t cusparseSDDMM(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer)
 {
-    cubind_mock_begin("cusparseSDDMM");
+    cubind_mock_begin("cusparseSDDMM", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
     cubind_mock_arg(&opB, sizeof(cusparseOperation_t));
@@ -7291,7 +7291,7 @@ MOCK_API cusparseStatus_t cusparseSDDMM(cusparseHandle_t handle, cusparseOperati
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpMMOp_createPlan(cusparseHandle_t handle, cusparseSpMMOpPlan_t *plan, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMOpAlg_t alg, const void *addOperationNvvmBuffer, size_t addOperationBufferSize, const void *mulOperationNvvmBuffer, size_t mulOperationBufferSize, const void *epilogueNvvmBuffer, size_t epilogueBufferSize, size_t *SpMMWorkspaceSize)
 {
-    cubind_mock_begin("cusparseSpMMOp_createPlan");
+    cubind_mock_begin("cusparseSpMMOp_createPlan", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&plan, sizeof(cusparseSpMMOpPlan_t *));
     cubind_mock_arg(&opA, sizeof(cusparseOperation_t));
@@ -7314,7 +7314,7 @@ MOCK_API cusparseStatus_t cusparseSpMMOp_createPlan(cusparseHandle_t handle, cus
 
 MOCK_API cusparseStatus_t cusparseSpMMOp(cusparseSpMMOpPlan_t plan, void *externalBuffer)
 {
-    cubind_mock_begin("cusparseSpMMOp");
+    cubind_mock_begin("cusparseSpMMOp", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cusparseSpMMOpPlan_t));
     cubind_mock_arg(&externalBuffer, sizeof(void *));
     return (cusparseStatus_t)cubind_mock_status();
@@ -7323,7 +7323,7 @@ MOCK_API cusparseStatus_t cusparseSpMMOp(cusparseSpMMOpPlan_t plan, void *extern
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseSpMMOp_destroyPlan(cusparseSpMMOpPlan_t plan)
 {
-    cubind_mock_begin("cusparseSpMMOp_destroyPlan");
+    cubind_mock_begin("cusparseSpMMOp_destroyPlan", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cusparseSpMMOpPlan_t));
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7331,7 +7331,7 @@ MOCK_API cusparseStatus_t cusparseSpMMOp_destroyPlan(cusparseSpMMOpPlan_t plan)
 
 MOCK_API cusparseStatus_t cusparseHpruneDense2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseHpruneDense2csr_bufferSizeExt");
+    cubind_mock_begin("cusparseHpruneDense2csr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7349,7 +7349,7 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csr_bufferSizeExt(cusparseHandle_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind_mock_begin("cusparseHpruneDense2csrNnz");
+    cubind_mock_begin("cusparseHpruneDense2csrNnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7366,7 +7366,7 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnz(cusparseHandle_t handle, in
 
 MOCK_API cusparseStatus_t cusparseHpruneDense2csr(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind_mock_begin("cusparseHpruneDense2csr");
+    cubind_mock_begin("cusparseHpruneDense2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7384,7 +7384,7 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csr(cusparseHandle_t handle, int m
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseHpruneCsr2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseHpruneCsr2csr_bufferSizeExt");
+    cubind_mock_begin("cusparseHpruneCsr2csr_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7405,7 +7405,7 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
 
 MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)
 {
-    cubind_mock_begin("cusparseHpruneCsr2csrNnz");
+    cubind_mock_begin("cusparseHpruneCsr2csrNnz", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7425,7 +7425,7 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnz(cusparseHandle_t handle, int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseHpruneCsr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)
 {
-    cubind_mock_begin("cusparseHpruneCsr2csr");
+    cubind_mock_begin("cusparseHpruneCsr2csr", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7446,7 +7446,7 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csr(cusparseHandle_t handle, int m, 
 
 MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseHpruneDense2csrByPercentage_bufferSizeExt");
+    cubind_mock_begin("cusparseHpruneDense2csrByPercentage_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7465,7 +7465,7 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage_bufferSizeExt(cusp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseHpruneDense2csrNnzByPercentage");
+    cubind_mock_begin("cusparseHpruneDense2csrNnzByPercentage", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7483,7 +7483,7 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnzByPercentage(cusparseHandle_
 
 MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseHpruneDense2csrByPercentage");
+    cubind_mock_begin("cusparseHpruneDense2csrByPercentage", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7502,7 +7502,7 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage(cusparseHandle_t h
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)
 {
-    cubind_mock_begin("cusparseHpruneCsr2csrByPercentage_bufferSizeExt");
+    cubind_mock_begin("cusparseHpruneCsr2csrByPercentage_bufferSizeExt", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7524,7 +7524,7 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage_bufferSizeExt(cuspar
 
 MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseHpruneCsr2csrNnzByPercentage");
+    cubind_mock_begin("cusparseHpruneCsr2csrNnzByPercentage", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
@@ -7545,7 +7545,7 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnzByPercentage(cusparseHandle_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)
 {
-    cubind_mock_begin("cusparseHpruneCsr2csrByPercentage");
+    cubind_mock_begin("cusparseHpruneCsr2csrByPercentage", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));

@@ -15,7 +15,7 @@
 
 MOCK_API CUresult cuGetErrorString(CUresult error, const char **pStr)
 {
-    cubind_mock_begin("cuGetErrorString");
+    cubind_mock_begin("cuGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
     return (CUresult)cubind_mock_status();
@@ -24,7 +24,7 @@ MOCK_API CUresult cuGetErrorString(CUresult error, const char **pStr)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGetErrorName(CUresult error, const char **pStr)
 {
-    cubind_mock_begin("cuGetErrorName");
+    cubind_mock_begin("cuGetErrorName", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
     return (CUresult)cubind_mock_status();
@@ -33,14 +33,14 @@ MOCK_API CUresult cuGetErrorName(CUresult error, const char **pStr)
 
 MOCK_API CUresult cuInit(unsigned int Flags)
 {
-    cubind_mock_begin("cuInit");
+    cubind_mock_begin("cuInit", __builtin_return_address(0));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
 }
 
 MOCK_API CUresult cuDriverGetVersion(int *driverVersion)
 {
-    cubind_mock_begin("cuDriverGetVersion");
+    cubind_mock_begin("cuDriverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&driverVersion, sizeof(int *));
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libdriver reports it (encoded) */
@@ -60,7 +60,7 @@ MOCK_API CUresult cuDriverGetVersion(int *driverVersion)
 
 MOCK_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
 {
-    cubind_mock_begin("cuDeviceGet");
+    cubind_mock_begin("cuDeviceGet", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
     cubind_mock_arg(&ordinal, sizeof(int));
     return (CUresult)cubind_mock_status();
@@ -69,7 +69,7 @@ MOCK_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDeviceGetCount(int *count)
 {
-    cubind_mock_begin("cuDeviceGetCount");
+    cubind_mock_begin("cuDeviceGetCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int *));
     return (CUresult)cubind_mock_status();
 }
@@ -77,7 +77,7 @@ MOCK_API CUresult cuDeviceGetCount(int *count)
 
 MOCK_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 {
-    cubind_mock_begin("cuDeviceGetName");
+    cubind_mock_begin("cuDeviceGetName", __builtin_return_address(0));
     cubind_mock_arg(&name, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
@@ -87,7 +87,7 @@ MOCK_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
-    cubind_mock_begin("cuDeviceGetUuid_v2");
+    cubind_mock_begin("cuDeviceGetUuid_v2", __builtin_return_address(0));
     cubind_mock_arg(&uuid, sizeof(CUuuid *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     return (CUresult)cubind_mock_status();
@@ -96,7 +96,7 @@ MOCK_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 
 MOCK_API CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
 {
-    cubind_mock_begin("cuDeviceGetLuid");
+    cubind_mock_begin("cuDeviceGetLuid", __builtin_return_address(0));
     cubind_mock_arg(&luid, sizeof(char *));
     cubind_mock_arg(&deviceNodeMask, sizeof(unsigned int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
@@ -106,7 +106,7 @@ MOCK_API CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUde
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
-    cubind_mock_begin("cuDeviceTotalMem_v2");
+    cubind_mock_begin("cuDeviceTotalMem_v2", __builtin_return_address(0));
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     return (CUresult)cubind_mock_status();
@@ -115,7 +115,7 @@ MOCK_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 
 MOCK_API CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)
 {
-    cubind_mock_begin("cuDeviceGetTexture1DLinearMaxWidth");
+    cubind_mock_begin("cuDeviceGetTexture1DLinearMaxWidth", __builtin_return_address(0));
     cubind_mock_arg(&maxWidthInElements, sizeof(size_t *));
     cubind_mock_arg(&format, sizeof(CUarray_format));
     cubind_mock_arg(&numChannels, sizeof(unsigned int));
@@ -126,7 +126,7 @@ MOCK_API CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
-    cubind_mock_begin("cuDeviceGetAttribute");
+    cubind_mock_begin("cuDeviceGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&attrib, sizeof(CUdevice_attribute));
     cubind_mock_arg(&dev, sizeof(CUdevice));
@@ -136,7 +136,7 @@ MOCK_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdev
 
 MOCK_API CUresult cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)
 {
-    cubind_mock_begin("cuDeviceGetHostAtomicCapabilities");
+    cubind_mock_begin("cuDeviceGetHostAtomicCapabilities", __builtin_return_address(0));
     cubind_mock_arg(&capabilities, sizeof(unsigned int *));
     cubind_mock_arg(&operations, sizeof(const CUatomicOperation *));
     cubind_mock_arg(&count, sizeof(unsigned int));
@@ -147,7 +147,7 @@ MOCK_API CUresult cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)
 {
-    cubind_mock_begin("cuDeviceGetNvSciSyncAttributes");
+    cubind_mock_begin("cuDeviceGetNvSciSyncAttributes", __builtin_return_address(0));
     cubind_mock_arg(&nvSciSyncAttrList, sizeof(void *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&flags, sizeof(int));
@@ -157,7 +157,7 @@ MOCK_API CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevi
 
 MOCK_API CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
-    cubind_mock_begin("cuDeviceSetMemPool");
+    cubind_mock_begin("cuDeviceSetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     return (CUresult)cubind_mock_status();
@@ -166,7 +166,7 @@ MOCK_API CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
-    cubind_mock_begin("cuDeviceGetMemPool");
+    cubind_mock_begin("cuDeviceGetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     return (CUresult)cubind_mock_status();
@@ -175,7 +175,7 @@ MOCK_API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 
 MOCK_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {
-    cubind_mock_begin("cuDeviceGetDefaultMemPool");
+    cubind_mock_begin("cuDeviceGetDefaultMemPool", __builtin_return_address(0));
     cubind_mock_arg(&pool_out, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     return (CUresult)cubind_mock_status();
@@ -184,7 +184,7 @@ MOCK_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)
 {
-    cubind_mock_begin("cuDeviceGetExecAffinitySupport");
+    cubind_mock_begin("cuDeviceGetExecAffinitySupport", __builtin_return_address(0));
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
     cubind_mock_arg(&dev, sizeof(CUdevice));
@@ -194,7 +194,7 @@ MOCK_API CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType typ
 
 MOCK_API CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
 {
-    cubind_mock_begin("cuFlushGPUDirectRDMAWrites");
+    cubind_mock_begin("cuFlushGPUDirectRDMAWrites", __builtin_return_address(0));
     cubind_mock_arg(&target, sizeof(CUflushGPUDirectRDMAWritesTarget));
     cubind_mock_arg(&scope, sizeof(CUflushGPUDirectRDMAWritesScope));
     return (CUresult)cubind_mock_status();
@@ -203,7 +203,7 @@ MOCK_API CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget ta
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
 {
-    cubind_mock_begin("cuDeviceGetProperties");
+    cubind_mock_begin("cuDeviceGetProperties", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(CUdevprop *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     return (CUresult)cubind_mock_status();
@@ -212,7 +212,7 @@ MOCK_API CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
 
 MOCK_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 {
-    cubind_mock_begin("cuDeviceComputeCapability");
+    cubind_mock_begin("cuDeviceComputeCapability", __builtin_return_address(0));
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
@@ -222,7 +222,7 @@ MOCK_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
-    cubind_mock_begin("cuDevicePrimaryCtxRetain");
+    cubind_mock_begin("cuDevicePrimaryCtxRetain", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     return (CUresult)cubind_mock_status();
@@ -231,7 +231,7 @@ MOCK_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 
 MOCK_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
-    cubind_mock_begin("cuDevicePrimaryCtxRelease_v2");
+    cubind_mock_begin("cuDevicePrimaryCtxRelease_v2", __builtin_return_address(0));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     return (CUresult)cubind_mock_status();
 }
@@ -239,7 +239,7 @@ MOCK_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
 {
-    cubind_mock_begin("cuDevicePrimaryCtxSetFlags_v2");
+    cubind_mock_begin("cuDevicePrimaryCtxSetFlags_v2", __builtin_return_address(0));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
@@ -248,7 +248,7 @@ MOCK_API CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags
 
 MOCK_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
-    cubind_mock_begin("cuDevicePrimaryCtxGetState");
+    cubind_mock_begin("cuDevicePrimaryCtxGetState", __builtin_return_address(0));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     cubind_mock_arg(&active, sizeof(int *));
@@ -258,7 +258,7 @@ MOCK_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
-    cubind_mock_begin("cuDevicePrimaryCtxReset_v2");
+    cubind_mock_begin("cuDevicePrimaryCtxReset_v2", __builtin_return_address(0));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     return (CUresult)cubind_mock_status();
 }
@@ -266,7 +266,7 @@ MOCK_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 
 MOCK_API CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
 {
-    cubind_mock_begin("cuCtxCreate_v4");
+    cubind_mock_begin("cuCtxCreate_v4", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&ctxCreateParams, sizeof(CUctxCreateParams *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -277,7 +277,7 @@ MOCK_API CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreatePa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
-    cubind_mock_begin("cuCtxDestroy_v2");
+    cubind_mock_begin("cuCtxDestroy_v2", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     return (CUresult)cubind_mock_status();
 }
@@ -285,7 +285,7 @@ MOCK_API CUresult cuCtxDestroy_v2(CUcontext ctx)
 
 MOCK_API CUresult cuCtxPushCurrent_v2(CUcontext ctx)
 {
-    cubind_mock_begin("cuCtxPushCurrent_v2");
+    cubind_mock_begin("cuCtxPushCurrent_v2", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     return (CUresult)cubind_mock_status();
 }
@@ -293,7 +293,7 @@ MOCK_API CUresult cuCtxPushCurrent_v2(CUcontext ctx)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 {
-    cubind_mock_begin("cuCtxPopCurrent_v2");
+    cubind_mock_begin("cuCtxPopCurrent_v2", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     return (CUresult)cubind_mock_status();
 }
@@ -301,7 +301,7 @@ MOCK_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 
 MOCK_API CUresult cuCtxSetCurrent(CUcontext ctx)
 {
-    cubind_mock_begin("cuCtxSetCurrent");
+    cubind_mock_begin("cuCtxSetCurrent", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     return (CUresult)cubind_mock_status();
 }
@@ -309,7 +309,7 @@ MOCK_API CUresult cuCtxSetCurrent(CUcontext ctx)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
-    cubind_mock_begin("cuCtxGetCurrent");
+    cubind_mock_begin("cuCtxGetCurrent", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     return (CUresult)cubind_mock_status();
 }
@@ -317,7 +317,7 @@ MOCK_API CUresult cuCtxGetCurrent(CUcontext *pctx)
 
 MOCK_API CUresult cuCtxGetDevice(CUdevice *device)
 {
-    cubind_mock_begin("cuCtxGetDevice");
+    cubind_mock_begin("cuCtxGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
     return (CUresult)cubind_mock_status();
 }
@@ -325,7 +325,7 @@ MOCK_API CUresult cuCtxGetDevice(CUdevice *device)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 {
-    cubind_mock_begin("cuCtxGetDevice_v2");
+    cubind_mock_begin("cuCtxGetDevice_v2", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     return (CUresult)cubind_mock_status();
@@ -334,7 +334,7 @@ MOCK_API CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 
 MOCK_API CUresult cuCtxGetFlags(unsigned int *flags)
 {
-    cubind_mock_begin("cuCtxGetFlags");
+    cubind_mock_begin("cuCtxGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     return (CUresult)cubind_mock_status();
 }
@@ -342,7 +342,7 @@ MOCK_API CUresult cuCtxGetFlags(unsigned int *flags)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxSetFlags(unsigned int flags)
 {
-    cubind_mock_begin("cuCtxSetFlags");
+    cubind_mock_begin("cuCtxSetFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
 }
@@ -350,7 +350,7 @@ MOCK_API CUresult cuCtxSetFlags(unsigned int flags)
 
 MOCK_API CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 {
-    cubind_mock_begin("cuCtxGetId");
+    cubind_mock_begin("cuCtxGetId", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&ctxId, sizeof(unsigned long long *));
     return (CUresult)cubind_mock_status();
@@ -359,14 +359,14 @@ MOCK_API CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxSynchronize(void)
 {
-    cubind_mock_begin("cuCtxSynchronize");
+    cubind_mock_begin("cuCtxSynchronize", __builtin_return_address(0));
     return (CUresult)cubind_mock_status();
 }
 #endif
 
 MOCK_API CUresult cuCtxSynchronize_v2(CUcontext ctx)
 {
-    cubind_mock_begin("cuCtxSynchronize_v2");
+    cubind_mock_begin("cuCtxSynchronize_v2", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     return (CUresult)cubind_mock_status();
 }
@@ -374,7 +374,7 @@ MOCK_API CUresult cuCtxSynchronize_v2(CUcontext ctx)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 {
-    cubind_mock_begin("cuCtxSetLimit");
+    cubind_mock_begin("cuCtxSetLimit", __builtin_return_address(0));
     cubind_mock_arg(&limit, sizeof(CUlimit));
     cubind_mock_arg(&value, sizeof(size_t));
     return (CUresult)cubind_mock_status();
@@ -383,7 +383,7 @@ MOCK_API CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 
 MOCK_API CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
-    cubind_mock_begin("cuCtxGetLimit");
+    cubind_mock_begin("cuCtxGetLimit", __builtin_return_address(0));
     cubind_mock_arg(&pvalue, sizeof(size_t *));
     cubind_mock_arg(&limit, sizeof(CUlimit));
     return (CUresult)cubind_mock_status();
@@ -392,7 +392,7 @@ MOCK_API CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
-    cubind_mock_begin("cuCtxGetCacheConfig");
+    cubind_mock_begin("cuCtxGetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&pconfig, sizeof(CUfunc_cache *));
     return (CUresult)cubind_mock_status();
 }
@@ -400,7 +400,7 @@ MOCK_API CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 
 MOCK_API CUresult cuCtxSetCacheConfig(CUfunc_cache config)
 {
-    cubind_mock_begin("cuCtxSetCacheConfig");
+    cubind_mock_begin("cuCtxSetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&config, sizeof(CUfunc_cache));
     return (CUresult)cubind_mock_status();
 }
@@ -408,7 +408,7 @@ MOCK_API CUresult cuCtxSetCacheConfig(CUfunc_cache config)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 {
-    cubind_mock_begin("cuCtxGetApiVersion");
+    cubind_mock_begin("cuCtxGetApiVersion", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&version, sizeof(unsigned int *));
     return (CUresult)cubind_mock_status();
@@ -417,7 +417,7 @@ MOCK_API CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 
 MOCK_API CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
-    cubind_mock_begin("cuCtxGetStreamPriorityRange");
+    cubind_mock_begin("cuCtxGetStreamPriorityRange", __builtin_return_address(0));
     cubind_mock_arg(&leastPriority, sizeof(int *));
     cubind_mock_arg(&greatestPriority, sizeof(int *));
     return (CUresult)cubind_mock_status();
@@ -426,14 +426,14 @@ MOCK_API CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestP
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxResetPersistingL2Cache(void)
 {
-    cubind_mock_begin("cuCtxResetPersistingL2Cache");
+    cubind_mock_begin("cuCtxResetPersistingL2Cache", __builtin_return_address(0));
     return (CUresult)cubind_mock_status();
 }
 #endif
 
 MOCK_API CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)
 {
-    cubind_mock_begin("cuCtxGetExecAffinity");
+    cubind_mock_begin("cuCtxGetExecAffinity", __builtin_return_address(0));
     cubind_mock_arg(&pExecAffinity, sizeof(CUexecAffinityParam *));
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
     return (CUresult)cubind_mock_status();
@@ -442,7 +442,7 @@ MOCK_API CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
 {
-    cubind_mock_begin("cuCtxRecordEvent");
+    cubind_mock_begin("cuCtxRecordEvent", __builtin_return_address(0));
     cubind_mock_arg(&hCtx, sizeof(CUcontext));
     cubind_mock_arg(&hEvent, sizeof(CUevent));
     return (CUresult)cubind_mock_status();
@@ -451,7 +451,7 @@ MOCK_API CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
 
 MOCK_API CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
 {
-    cubind_mock_begin("cuCtxWaitEvent");
+    cubind_mock_begin("cuCtxWaitEvent", __builtin_return_address(0));
     cubind_mock_arg(&hCtx, sizeof(CUcontext));
     cubind_mock_arg(&hEvent, sizeof(CUevent));
     return (CUresult)cubind_mock_status();
@@ -460,7 +460,7 @@ MOCK_API CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)
 {
-    cubind_mock_begin("cuCtxAttach");
+    cubind_mock_begin("cuCtxAttach", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
@@ -469,7 +469,7 @@ MOCK_API CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)
 
 MOCK_API CUresult cuCtxDetach(CUcontext ctx)
 {
-    cubind_mock_begin("cuCtxDetach");
+    cubind_mock_begin("cuCtxDetach", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     return (CUresult)cubind_mock_status();
 }
@@ -477,7 +477,7 @@ MOCK_API CUresult cuCtxDetach(CUcontext ctx)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
-    cubind_mock_begin("cuCtxGetSharedMemConfig");
+    cubind_mock_begin("cuCtxGetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&pConfig, sizeof(CUsharedconfig *));
     return (CUresult)cubind_mock_status();
 }
@@ -485,7 +485,7 @@ MOCK_API CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 
 MOCK_API CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)
 {
-    cubind_mock_begin("cuCtxSetSharedMemConfig");
+    cubind_mock_begin("cuCtxSetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&config, sizeof(CUsharedconfig));
     return (CUresult)cubind_mock_status();
 }
@@ -493,7 +493,7 @@ MOCK_API CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuModuleLoad(CUmodule *module, const char *fname)
 {
-    cubind_mock_begin("cuModuleLoad");
+    cubind_mock_begin("cuModuleLoad", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fname, sizeof(const char *));
     return (CUresult)cubind_mock_status();
@@ -502,7 +502,7 @@ MOCK_API CUresult cuModuleLoad(CUmodule *module, const char *fname)
 
 MOCK_API CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
-    cubind_mock_begin("cuModuleLoadData");
+    cubind_mock_begin("cuModuleLoadData", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&image, sizeof(const void *));
     return (CUresult)cubind_mock_status();
@@ -511,7 +511,7 @@ MOCK_API CUresult cuModuleLoadData(CUmodule *module, const void *image)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
-    cubind_mock_begin("cuModuleLoadDataEx");
+    cubind_mock_begin("cuModuleLoadDataEx", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&image, sizeof(const void *));
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
@@ -523,7 +523,7 @@ MOCK_API CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsign
 
 MOCK_API CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
-    cubind_mock_begin("cuModuleLoadFatBinary");
+    cubind_mock_begin("cuModuleLoadFatBinary", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fatCubin, sizeof(const void *));
     return (CUresult)cubind_mock_status();
@@ -532,7 +532,7 @@ MOCK_API CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuModuleUnload(CUmodule hmod)
 {
-    cubind_mock_begin("cuModuleUnload");
+    cubind_mock_begin("cuModuleUnload", __builtin_return_address(0));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     return (CUresult)cubind_mock_status();
 }
@@ -540,7 +540,7 @@ MOCK_API CUresult cuModuleUnload(CUmodule hmod)
 
 MOCK_API CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
-    cubind_mock_begin("cuModuleGetLoadingMode");
+    cubind_mock_begin("cuModuleGetLoadingMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUmoduleLoadingMode *));
     return (CUresult)cubind_mock_status();
 }
@@ -548,7 +548,7 @@ MOCK_API CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
-    cubind_mock_begin("cuModuleGetFunction");
+    cubind_mock_begin("cuModuleGetFunction", __builtin_return_address(0));
     cubind_mock_arg(&hfunc, sizeof(CUfunction *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
@@ -558,7 +558,7 @@ MOCK_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const ch
 
 MOCK_API CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
 {
-    cubind_mock_begin("cuModuleGetFunctionCount");
+    cubind_mock_begin("cuModuleGetFunctionCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&mod, sizeof(CUmodule));
     return (CUresult)cubind_mock_status();
@@ -567,7 +567,7 @@ MOCK_API CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
 {
-    cubind_mock_begin("cuModuleEnumerateFunctions");
+    cubind_mock_begin("cuModuleEnumerateFunctions", __builtin_return_address(0));
     cubind_mock_arg(&functions, sizeof(CUfunction *));
     cubind_mock_arg(&numFunctions, sizeof(unsigned int));
     cubind_mock_arg(&mod, sizeof(CUmodule));
@@ -577,7 +577,7 @@ MOCK_API CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int
 
 MOCK_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
 {
-    cubind_mock_begin("cuModuleGetGlobal_v2");
+    cubind_mock_begin("cuModuleGetGlobal_v2", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
@@ -588,7 +588,7 @@ MOCK_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodul
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
 {
-    cubind_mock_begin("cuLinkCreate_v2");
+    cubind_mock_begin("cuLinkCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
@@ -599,7 +599,7 @@ MOCK_API CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options
 
 MOCK_API CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
-    cubind_mock_begin("cuLinkAddData_v2");
+    cubind_mock_begin("cuLinkAddData_v2", __builtin_return_address(0));
     cubind_mock_arg(&state, sizeof(CUlinkState));
     cubind_mock_arg(&type, sizeof(CUjitInputType));
     cubind_mock_arg(&data, sizeof(void *));
@@ -614,7 +614,7 @@ MOCK_API CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
-    cubind_mock_begin("cuLinkAddFile_v2");
+    cubind_mock_begin("cuLinkAddFile_v2", __builtin_return_address(0));
     cubind_mock_arg(&state, sizeof(CUlinkState));
     cubind_mock_arg(&type, sizeof(CUjitInputType));
     cubind_mock_arg(&path, sizeof(const char *));
@@ -627,7 +627,7 @@ MOCK_API CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const
 
 MOCK_API CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
 {
-    cubind_mock_begin("cuLinkComplete");
+    cubind_mock_begin("cuLinkComplete", __builtin_return_address(0));
     cubind_mock_arg(&state, sizeof(CUlinkState));
     cubind_mock_arg(&cubinOut, sizeof(void **));
     cubind_mock_arg(&sizeOut, sizeof(size_t *));
@@ -637,7 +637,7 @@ MOCK_API CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *siz
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuLinkDestroy(CUlinkState state)
 {
-    cubind_mock_begin("cuLinkDestroy");
+    cubind_mock_begin("cuLinkDestroy", __builtin_return_address(0));
     cubind_mock_arg(&state, sizeof(CUlinkState));
     return (CUresult)cubind_mock_status();
 }
@@ -645,7 +645,7 @@ MOCK_API CUresult cuLinkDestroy(CUlinkState state)
 
 MOCK_API CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)
 {
-    cubind_mock_begin("cuModuleGetTexRef");
+    cubind_mock_begin("cuModuleGetTexRef", __builtin_return_address(0));
     cubind_mock_arg(&pTexRef, sizeof(CUtexref *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
@@ -655,7 +655,7 @@ MOCK_API CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)
 {
-    cubind_mock_begin("cuModuleGetSurfRef");
+    cubind_mock_begin("cuModuleGetSurfRef", __builtin_return_address(0));
     cubind_mock_arg(&pSurfRef, sizeof(CUsurfref *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
@@ -665,7 +665,7 @@ MOCK_API CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const c
 
 MOCK_API CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    cubind_mock_begin("cuLibraryLoadData");
+    cubind_mock_begin("cuLibraryLoadData", __builtin_return_address(0));
     cubind_mock_arg(&library, sizeof(CUlibrary *));
     cubind_mock_arg(&code, sizeof(const void *));
     cubind_mock_arg(&jitOptions, sizeof(CUjit_option *));
@@ -680,7 +680,7 @@ MOCK_API CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    cubind_mock_begin("cuLibraryLoadFromFile");
+    cubind_mock_begin("cuLibraryLoadFromFile", __builtin_return_address(0));
     cubind_mock_arg(&library, sizeof(CUlibrary *));
     cubind_mock_arg(&fileName, sizeof(const char *));
     cubind_mock_arg(&jitOptions, sizeof(CUjit_option *));
@@ -695,7 +695,7 @@ MOCK_API CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName
 
 MOCK_API CUresult cuLibraryUnload(CUlibrary library)
 {
-    cubind_mock_begin("cuLibraryUnload");
+    cubind_mock_begin("cuLibraryUnload", __builtin_return_address(0));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     return (CUresult)cubind_mock_status();
 }
@@ -703,7 +703,7 @@ MOCK_API CUresult cuLibraryUnload(CUlibrary library)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
 {
-    cubind_mock_begin("cuLibraryGetKernel");
+    cubind_mock_begin("cuLibraryGetKernel", __builtin_return_address(0));
     cubind_mock_arg(&pKernel, sizeof(CUkernel *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&name, sizeof(const char *));
@@ -713,7 +713,7 @@ MOCK_API CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const
 
 MOCK_API CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
 {
-    cubind_mock_begin("cuLibraryGetKernelCount");
+    cubind_mock_begin("cuLibraryGetKernelCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&lib, sizeof(CUlibrary));
     return (CUresult)cubind_mock_status();
@@ -722,7 +722,7 @@ MOCK_API CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)
 {
-    cubind_mock_begin("cuLibraryEnumerateKernels");
+    cubind_mock_begin("cuLibraryEnumerateKernels", __builtin_return_address(0));
     cubind_mock_arg(&kernels, sizeof(CUkernel *));
     cubind_mock_arg(&numKernels, sizeof(unsigned int));
     cubind_mock_arg(&lib, sizeof(CUlibrary));
@@ -732,7 +732,7 @@ MOCK_API CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numK
 
 MOCK_API CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
 {
-    cubind_mock_begin("cuLibraryGetModule");
+    cubind_mock_begin("cuLibraryGetModule", __builtin_return_address(0));
     cubind_mock_arg(&pMod, sizeof(CUmodule *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     return (CUresult)cubind_mock_status();
@@ -741,7 +741,7 @@ MOCK_API CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 {
-    cubind_mock_begin("cuKernelGetFunction");
+    cubind_mock_begin("cuKernelGetFunction", __builtin_return_address(0));
     cubind_mock_arg(&pFunc, sizeof(CUfunction *));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
     return (CUresult)cubind_mock_status();
@@ -750,7 +750,7 @@ MOCK_API CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 
 MOCK_API CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
 {
-    cubind_mock_begin("cuKernelGetLibrary");
+    cubind_mock_begin("cuKernelGetLibrary", __builtin_return_address(0));
     cubind_mock_arg(&pLib, sizeof(CUlibrary *));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
     return (CUresult)cubind_mock_status();
@@ -759,7 +759,7 @@ MOCK_API CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
-    cubind_mock_begin("cuLibraryGetGlobal");
+    cubind_mock_begin("cuLibraryGetGlobal", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
@@ -770,7 +770,7 @@ MOCK_API CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary
 
 MOCK_API CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
-    cubind_mock_begin("cuLibraryGetManaged");
+    cubind_mock_begin("cuLibraryGetManaged", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
@@ -781,7 +781,7 @@ MOCK_API CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrar
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)
 {
-    cubind_mock_begin("cuLibraryGetUnifiedFunction");
+    cubind_mock_begin("cuLibraryGetUnifiedFunction", __builtin_return_address(0));
     cubind_mock_arg(&fptr, sizeof(void **));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&symbol, sizeof(const char *));
@@ -791,7 +791,7 @@ MOCK_API CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, co
 
 MOCK_API CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
 {
-    cubind_mock_begin("cuKernelGetAttribute");
+    cubind_mock_begin("cuKernelGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&attrib, sizeof(CUfunction_attribute));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
@@ -802,7 +802,7 @@ MOCK_API CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUk
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
 {
-    cubind_mock_begin("cuKernelSetAttribute");
+    cubind_mock_begin("cuKernelSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&attrib, sizeof(CUfunction_attribute));
     cubind_mock_arg(&val, sizeof(int));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
@@ -813,7 +813,7 @@ MOCK_API CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUk
 
 MOCK_API CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
 {
-    cubind_mock_begin("cuKernelSetCacheConfig");
+    cubind_mock_begin("cuKernelSetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
     cubind_mock_arg(&config, sizeof(CUfunc_cache));
     cubind_mock_arg(&dev, sizeof(CUdevice));
@@ -823,7 +823,7 @@ MOCK_API CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, C
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuKernelGetName(const char **name, CUkernel hfunc)
 {
-    cubind_mock_begin("cuKernelGetName");
+    cubind_mock_begin("cuKernelGetName", __builtin_return_address(0));
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&hfunc, sizeof(CUkernel));
     return (CUresult)cubind_mock_status();
@@ -832,7 +832,7 @@ MOCK_API CUresult cuKernelGetName(const char **name, CUkernel hfunc)
 
 MOCK_API CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    cubind_mock_begin("cuKernelGetParamInfo");
+    cubind_mock_begin("cuKernelGetParamInfo", __builtin_return_address(0));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
     cubind_mock_arg(&paramIndex, sizeof(size_t));
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
@@ -843,7 +843,7 @@ MOCK_API CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
 {
-    cubind_mock_begin("cuMemGetInfo_v2");
+    cubind_mock_begin("cuMemGetInfo_v2", __builtin_return_address(0));
     cubind_mock_arg(&free, sizeof(size_t *));
     cubind_mock_arg(&total, sizeof(size_t *));
     return (CUresult)cubind_mock_status();
@@ -852,7 +852,7 @@ MOCK_API CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
 
 MOCK_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
-    cubind_mock_begin("cuMemAlloc_v2");
+    cubind_mock_begin("cuMemAlloc_v2", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     return (CUresult)cubind_mock_status();
@@ -861,7 +861,7 @@ MOCK_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
 {
-    cubind_mock_begin("cuMemAllocPitch_v2");
+    cubind_mock_begin("cuMemAllocPitch_v2", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&pPitch, sizeof(size_t *));
     cubind_mock_arg(&WidthInBytes, sizeof(size_t));
@@ -873,7 +873,7 @@ MOCK_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t W
 
 MOCK_API CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
-    cubind_mock_begin("cuMemFree_v2");
+    cubind_mock_begin("cuMemFree_v2", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     return (CUresult)cubind_mock_status();
 }
@@ -881,7 +881,7 @@ MOCK_API CUresult cuMemFree_v2(CUdeviceptr dptr)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
-    cubind_mock_begin("cuMemGetAddressRange_v2");
+    cubind_mock_begin("cuMemGetAddressRange_v2", __builtin_return_address(0));
     cubind_mock_arg(&pbase, sizeof(CUdeviceptr *));
     cubind_mock_arg(&psize, sizeof(size_t *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
@@ -891,7 +891,7 @@ MOCK_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUd
 
 MOCK_API CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
-    cubind_mock_begin("cuMemAllocHost_v2");
+    cubind_mock_begin("cuMemAllocHost_v2", __builtin_return_address(0));
     cubind_mock_arg(&pp, sizeof(void **));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     return (CUresult)cubind_mock_status();
@@ -900,7 +900,7 @@ MOCK_API CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemFreeHost(void *p)
 {
-    cubind_mock_begin("cuMemFreeHost");
+    cubind_mock_begin("cuMemFreeHost", __builtin_return_address(0));
     cubind_mock_arg(&p, sizeof(void *));
     return (CUresult)cubind_mock_status();
 }
@@ -908,7 +908,7 @@ MOCK_API CUresult cuMemFreeHost(void *p)
 
 MOCK_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 {
-    cubind_mock_begin("cuMemHostAlloc");
+    cubind_mock_begin("cuMemHostAlloc", __builtin_return_address(0));
     cubind_mock_arg(&pp, sizeof(void **));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
@@ -918,7 +918,7 @@ MOCK_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
 {
-    cubind_mock_begin("cuMemHostGetDevicePointer_v2");
+    cubind_mock_begin("cuMemHostGetDevicePointer_v2", __builtin_return_address(0));
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&p, sizeof(void *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
@@ -928,7 +928,7 @@ MOCK_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsi
 
 MOCK_API CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
 {
-    cubind_mock_begin("cuMemHostGetFlags");
+    cubind_mock_begin("cuMemHostGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&p, sizeof(void *));
     return (CUresult)cubind_mock_status();
@@ -937,7 +937,7 @@ MOCK_API CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
-    cubind_mock_begin("cuMemAllocManaged");
+    cubind_mock_begin("cuMemAllocManaged", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -947,7 +947,7 @@ MOCK_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned
 
 MOCK_API CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)
 {
-    cubind_mock_begin("cuDeviceRegisterAsyncNotification");
+    cubind_mock_begin("cuDeviceRegisterAsyncNotification", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice));
     cubind_mock_arg(&callbackFunc, sizeof(CUasyncCallback));
     cubind_mock_arg(&userData, sizeof(void *));
@@ -958,7 +958,7 @@ MOCK_API CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCall
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)
 {
-    cubind_mock_begin("cuDeviceUnregisterAsyncNotification");
+    cubind_mock_begin("cuDeviceUnregisterAsyncNotification", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice));
     cubind_mock_arg(&callback, sizeof(CUasyncCallbackHandle));
     return (CUresult)cubind_mock_status();
@@ -967,7 +967,7 @@ MOCK_API CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCa
 
 MOCK_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 {
-    cubind_mock_begin("cuDeviceGetByPCIBusId");
+    cubind_mock_begin("cuDeviceGetByPCIBusId", __builtin_return_address(0));
     cubind_mock_arg(&dev, sizeof(CUdevice *));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
     return (CUresult)cubind_mock_status();
@@ -976,7 +976,7 @@ MOCK_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 {
-    cubind_mock_begin("cuDeviceGetPCIBusId");
+    cubind_mock_begin("cuDeviceGetPCIBusId", __builtin_return_address(0));
     cubind_mock_arg(&pciBusId, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
@@ -986,7 +986,7 @@ MOCK_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 
 MOCK_API CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
 {
-    cubind_mock_begin("cuIpcGetEventHandle");
+    cubind_mock_begin("cuIpcGetEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUipcEventHandle *));
     cubind_mock_arg(&event, sizeof(CUevent));
     return (CUresult)cubind_mock_status();
@@ -995,7 +995,7 @@ MOCK_API CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
 {
-    cubind_mock_begin("cuIpcOpenEventHandle");
+    cubind_mock_begin("cuIpcOpenEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&handle, sizeof(CUipcEventHandle));
     return (CUresult)cubind_mock_status();
@@ -1004,7 +1004,7 @@ MOCK_API CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle
 
 MOCK_API CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 {
-    cubind_mock_begin("cuIpcGetMemHandle");
+    cubind_mock_begin("cuIpcGetMemHandle", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUipcMemHandle *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     return (CUresult)cubind_mock_status();
@@ -1013,7 +1013,7 @@ MOCK_API CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
-    cubind_mock_begin("cuIpcOpenMemHandle_v2");
+    cubind_mock_begin("cuIpcOpenMemHandle_v2", __builtin_return_address(0));
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&handle, sizeof(CUipcMemHandle));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
@@ -1023,7 +1023,7 @@ MOCK_API CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handl
 
 MOCK_API CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
-    cubind_mock_begin("cuIpcCloseMemHandle");
+    cubind_mock_begin("cuIpcCloseMemHandle", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     return (CUresult)cubind_mock_status();
 }
@@ -1031,7 +1031,7 @@ MOCK_API CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
 {
-    cubind_mock_begin("cuMemHostRegister_v2");
+    cubind_mock_begin("cuMemHostRegister_v2", __builtin_return_address(0));
     cubind_mock_arg(&p, sizeof(void *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
@@ -1041,7 +1041,7 @@ MOCK_API CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Fl
 
 MOCK_API CUresult cuMemHostUnregister(void *p)
 {
-    cubind_mock_begin("cuMemHostUnregister");
+    cubind_mock_begin("cuMemHostUnregister", __builtin_return_address(0));
     cubind_mock_arg(&p, sizeof(void *));
     return (CUresult)cubind_mock_status();
 }
@@ -1049,7 +1049,7 @@ MOCK_API CUresult cuMemHostUnregister(void *p)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
-    cubind_mock_begin("cuMemcpy");
+    cubind_mock_begin("cuMemcpy", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(CUdeviceptr));
     cubind_mock_arg(&src, sizeof(CUdeviceptr));
     cubind_mock_arg(&ByteCount, sizeof(size_t));
@@ -1059,7 +1059,7 @@ MOCK_API CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 
 MOCK_API CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
 {
-    cubind_mock_begin("cuMemcpyPeer");
+    cubind_mock_begin("cuMemcpyPeer", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&dstContext, sizeof(CUcontext));
     cubind_mock_arg(&srcDevice, sizeof(CUdeviceptr));
@@ -1071,7 +1071,7 @@ MOCK_API CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUde
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
-    cubind_mock_begin("cuMemcpyHtoD_v2");
+    cubind_mock_begin("cuMemcpyHtoD_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&srcHost, sizeof(const void *));
     cubind_mock_arg(&ByteCount, sizeof(size_t));
@@ -1081,7 +1081,7 @@ MOCK_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, si
 
 MOCK_API CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
-    cubind_mock_begin("cuMemcpyDtoH_v2");
+    cubind_mock_begin("cuMemcpyDtoH_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstHost, sizeof(void *));
     cubind_mock_arg(&srcDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&ByteCount, sizeof(size_t));
@@ -1091,7 +1091,7 @@ MOCK_API CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t B
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
-    cubind_mock_begin("cuMemcpyDtoD_v2");
+    cubind_mock_begin("cuMemcpyDtoD_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&srcDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&ByteCount, sizeof(size_t));
@@ -1101,7 +1101,7 @@ MOCK_API CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, 
 
 MOCK_API CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
 {
-    cubind_mock_begin("cuMemcpyDtoA_v2");
+    cubind_mock_begin("cuMemcpyDtoA_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstArray, sizeof(CUarray));
     cubind_mock_arg(&dstOffset, sizeof(size_t));
     cubind_mock_arg(&srcDevice, sizeof(CUdeviceptr));
@@ -1112,7 +1112,7 @@ MOCK_API CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdevicept
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
-    cubind_mock_begin("cuMemcpyAtoD_v2");
+    cubind_mock_begin("cuMemcpyAtoD_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&srcArray, sizeof(CUarray));
     cubind_mock_arg(&srcOffset, sizeof(size_t));
@@ -1123,7 +1123,7 @@ MOCK_API CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_
 
 MOCK_API CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
 {
-    cubind_mock_begin("cuMemcpyHtoA_v2");
+    cubind_mock_begin("cuMemcpyHtoA_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstArray, sizeof(CUarray));
     cubind_mock_arg(&dstOffset, sizeof(size_t));
     cubind_mock_arg(&srcHost, sizeof(const void *));
@@ -1134,7 +1134,7 @@ MOCK_API CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
-    cubind_mock_begin("cuMemcpyAtoH_v2");
+    cubind_mock_begin("cuMemcpyAtoH_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstHost, sizeof(void *));
     cubind_mock_arg(&srcArray, sizeof(CUarray));
     cubind_mock_arg(&srcOffset, sizeof(size_t));
@@ -1145,7 +1145,7 @@ MOCK_API CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOff
 
 MOCK_API CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
-    cubind_mock_begin("cuMemcpyAtoA_v2");
+    cubind_mock_begin("cuMemcpyAtoA_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstArray, sizeof(CUarray));
     cubind_mock_arg(&dstOffset, sizeof(size_t));
     cubind_mock_arg(&srcArray, sizeof(CUarray));
@@ -1157,7 +1157,7 @@ MOCK_API CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray sr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
 {
-    cubind_mock_begin("cuMemcpy2D_v2");
+    cubind_mock_begin("cuMemcpy2D_v2", __builtin_return_address(0));
     cubind_mock_arg(&pCopy, sizeof(const CUDA_MEMCPY2D *));
     return (CUresult)cubind_mock_status();
 }
@@ -1165,7 +1165,7 @@ MOCK_API CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
 
 MOCK_API CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
 {
-    cubind_mock_begin("cuMemcpy2DUnaligned_v2");
+    cubind_mock_begin("cuMemcpy2DUnaligned_v2", __builtin_return_address(0));
     cubind_mock_arg(&pCopy, sizeof(const CUDA_MEMCPY2D *));
     return (CUresult)cubind_mock_status();
 }
@@ -1173,7 +1173,7 @@ MOCK_API CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
 {
-    cubind_mock_begin("cuMemcpy3D_v2");
+    cubind_mock_begin("cuMemcpy3D_v2", __builtin_return_address(0));
     cubind_mock_arg(&pCopy, sizeof(const CUDA_MEMCPY3D *));
     return (CUresult)cubind_mock_status();
 }
@@ -1181,7 +1181,7 @@ MOCK_API CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
 
 MOCK_API CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
 {
-    cubind_mock_begin("cuMemcpy3DPeer");
+    cubind_mock_begin("cuMemcpy3DPeer", __builtin_return_address(0));
     cubind_mock_arg(&pCopy, sizeof(const CUDA_MEMCPY3D_PEER *));
     return (CUresult)cubind_mock_status();
 }
@@ -1189,7 +1189,7 @@ MOCK_API CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
-    cubind_mock_begin("cuMemcpyAsync");
+    cubind_mock_begin("cuMemcpyAsync", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(CUdeviceptr));
     cubind_mock_arg(&src, sizeof(CUdeviceptr));
     cubind_mock_arg(&ByteCount, sizeof(size_t));
@@ -1200,7 +1200,7 @@ MOCK_API CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCou
 
 MOCK_API CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
-    cubind_mock_begin("cuMemcpyPeerAsync");
+    cubind_mock_begin("cuMemcpyPeerAsync", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&dstContext, sizeof(CUcontext));
     cubind_mock_arg(&srcDevice, sizeof(CUdeviceptr));
@@ -1213,7 +1213,7 @@ MOCK_API CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
-    cubind_mock_begin("cuMemcpyHtoDAsync_v2");
+    cubind_mock_begin("cuMemcpyHtoDAsync_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&srcHost, sizeof(const void *));
     cubind_mock_arg(&ByteCount, sizeof(size_t));
@@ -1224,7 +1224,7 @@ MOCK_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHos
 
 MOCK_API CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
-    cubind_mock_begin("cuMemcpyDtoHAsync_v2");
+    cubind_mock_begin("cuMemcpyDtoHAsync_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstHost, sizeof(void *));
     cubind_mock_arg(&srcDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&ByteCount, sizeof(size_t));
@@ -1235,7 +1235,7 @@ MOCK_API CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, siz
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
-    cubind_mock_begin("cuMemcpyDtoDAsync_v2");
+    cubind_mock_begin("cuMemcpyDtoDAsync_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&srcDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&ByteCount, sizeof(size_t));
@@ -1246,7 +1246,7 @@ MOCK_API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDev
 
 MOCK_API CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
-    cubind_mock_begin("cuMemcpyHtoAAsync_v2");
+    cubind_mock_begin("cuMemcpyHtoAAsync_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstArray, sizeof(CUarray));
     cubind_mock_arg(&dstOffset, sizeof(size_t));
     cubind_mock_arg(&srcHost, sizeof(const void *));
@@ -1258,7 +1258,7 @@ MOCK_API CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
 {
-    cubind_mock_begin("cuMemcpyAtoHAsync_v2");
+    cubind_mock_begin("cuMemcpyAtoHAsync_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstHost, sizeof(void *));
     cubind_mock_arg(&srcArray, sizeof(CUarray));
     cubind_mock_arg(&srcOffset, sizeof(size_t));
@@ -1270,7 +1270,7 @@ MOCK_API CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t s
 
 MOCK_API CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
-    cubind_mock_begin("cuMemcpy2DAsync_v2");
+    cubind_mock_begin("cuMemcpy2DAsync_v2", __builtin_return_address(0));
     cubind_mock_arg(&pCopy, sizeof(const CUDA_MEMCPY2D *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     return (CUresult)cubind_mock_status();
@@ -1279,7 +1279,7 @@ MOCK_API CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStrea
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
 {
-    cubind_mock_begin("cuMemcpy3DAsync_v2");
+    cubind_mock_begin("cuMemcpy3DAsync_v2", __builtin_return_address(0));
     cubind_mock_arg(&pCopy, sizeof(const CUDA_MEMCPY3D *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     return (CUresult)cubind_mock_status();
@@ -1288,7 +1288,7 @@ MOCK_API CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStrea
 
 MOCK_API CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
-    cubind_mock_begin("cuMemcpy3DPeerAsync");
+    cubind_mock_begin("cuMemcpy3DPeerAsync", __builtin_return_address(0));
     cubind_mock_arg(&pCopy, sizeof(const CUDA_MEMCPY3D_PEER *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     return (CUresult)cubind_mock_status();
@@ -1297,7 +1297,7 @@ MOCK_API CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
 {
-    cubind_mock_begin("cuMemcpyBatchAsync_v2");
+    cubind_mock_begin("cuMemcpyBatchAsync_v2", __builtin_return_address(0));
     cubind_mock_arg(&dsts, sizeof(CUdeviceptr *));
     cubind_mock_arg(&srcs, sizeof(CUdeviceptr *));
     cubind_mock_arg(&sizes, sizeof(size_t *));
@@ -1312,7 +1312,7 @@ MOCK_API CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, si
 
 MOCK_API CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
 {
-    cubind_mock_begin("cuMemcpy3DBatchAsync_v2");
+    cubind_mock_begin("cuMemcpy3DBatchAsync_v2", __builtin_return_address(0));
     cubind_mock_arg(&numOps, sizeof(size_t));
     cubind_mock_arg(&opList, sizeof(CUDA_MEMCPY3D_BATCH_OP *));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
@@ -1323,7 +1323,7 @@ MOCK_API CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
-    cubind_mock_begin("cuMemsetD8_v2");
+    cubind_mock_begin("cuMemsetD8_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&uc, sizeof(unsigned char));
     cubind_mock_arg(&N, sizeof(size_t));
@@ -1333,7 +1333,7 @@ MOCK_API CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t 
 
 MOCK_API CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
-    cubind_mock_begin("cuMemsetD16_v2");
+    cubind_mock_begin("cuMemsetD16_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&us, sizeof(unsigned short));
     cubind_mock_arg(&N, sizeof(size_t));
@@ -1343,7 +1343,7 @@ MOCK_API CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
-    cubind_mock_begin("cuMemsetD32_v2");
+    cubind_mock_begin("cuMemsetD32_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&ui, sizeof(unsigned int));
     cubind_mock_arg(&N, sizeof(size_t));
@@ -1353,7 +1353,7 @@ MOCK_API CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t 
 
 MOCK_API CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
 {
-    cubind_mock_begin("cuMemsetD2D8_v2");
+    cubind_mock_begin("cuMemsetD2D8_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&dstPitch, sizeof(size_t));
     cubind_mock_arg(&uc, sizeof(unsigned char));
@@ -1365,7 +1365,7 @@ MOCK_API CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsign
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
 {
-    cubind_mock_begin("cuMemsetD2D16_v2");
+    cubind_mock_begin("cuMemsetD2D16_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&dstPitch, sizeof(size_t));
     cubind_mock_arg(&us, sizeof(unsigned short));
@@ -1377,7 +1377,7 @@ MOCK_API CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsig
 
 MOCK_API CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
 {
-    cubind_mock_begin("cuMemsetD2D32_v2");
+    cubind_mock_begin("cuMemsetD2D32_v2", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&dstPitch, sizeof(size_t));
     cubind_mock_arg(&ui, sizeof(unsigned int));
@@ -1389,7 +1389,7 @@ MOCK_API CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsig
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
-    cubind_mock_begin("cuMemsetD8Async");
+    cubind_mock_begin("cuMemsetD8Async", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&uc, sizeof(unsigned char));
     cubind_mock_arg(&N, sizeof(size_t));
@@ -1400,7 +1400,7 @@ MOCK_API CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_
 
 MOCK_API CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
 {
-    cubind_mock_begin("cuMemsetD16Async");
+    cubind_mock_begin("cuMemsetD16Async", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&us, sizeof(unsigned short));
     cubind_mock_arg(&N, sizeof(size_t));
@@ -1411,7 +1411,7 @@ MOCK_API CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, siz
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
-    cubind_mock_begin("cuMemsetD32Async");
+    cubind_mock_begin("cuMemsetD32Async", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&ui, sizeof(unsigned int));
     cubind_mock_arg(&N, sizeof(size_t));
@@ -1422,7 +1422,7 @@ MOCK_API CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_
 
 MOCK_API CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
 {
-    cubind_mock_begin("cuMemsetD2D8Async");
+    cubind_mock_begin("cuMemsetD2D8Async", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&dstPitch, sizeof(size_t));
     cubind_mock_arg(&uc, sizeof(unsigned char));
@@ -1435,7 +1435,7 @@ MOCK_API CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
 {
-    cubind_mock_begin("cuMemsetD2D16Async");
+    cubind_mock_begin("cuMemsetD2D16Async", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&dstPitch, sizeof(size_t));
     cubind_mock_arg(&us, sizeof(unsigned short));
@@ -1448,7 +1448,7 @@ MOCK_API CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, uns
 
 MOCK_API CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
 {
-    cubind_mock_begin("cuMemsetD2D32Async");
+    cubind_mock_begin("cuMemsetD2D32Async", __builtin_return_address(0));
     cubind_mock_arg(&dstDevice, sizeof(CUdeviceptr));
     cubind_mock_arg(&dstPitch, sizeof(size_t));
     cubind_mock_arg(&ui, sizeof(unsigned int));
@@ -1461,7 +1461,7 @@ MOCK_API CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, uns
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
 {
-    cubind_mock_begin("cuArrayCreate_v2");
+    cubind_mock_begin("cuArrayCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY_DESCRIPTOR *));
     return (CUresult)cubind_mock_status();
@@ -1470,7 +1470,7 @@ MOCK_API CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR
 
 MOCK_API CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
-    cubind_mock_begin("cuArrayGetDescriptor_v2");
+    cubind_mock_begin("cuArrayGetDescriptor_v2", __builtin_return_address(0));
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     return (CUresult)cubind_mock_status();
@@ -1479,7 +1479,7 @@ MOCK_API CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescripto
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)
 {
-    cubind_mock_begin("cuArrayGetSparseProperties");
+    cubind_mock_begin("cuArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&array, sizeof(CUarray));
     return (CUresult)cubind_mock_status();
@@ -1488,7 +1488,7 @@ MOCK_API CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *spars
 
 MOCK_API CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)
 {
-    cubind_mock_begin("cuMipmappedArrayGetSparseProperties");
+    cubind_mock_begin("cuMipmappedArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
     return (CUresult)cubind_mock_status();
@@ -1497,7 +1497,7 @@ MOCK_API CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTI
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)
 {
-    cubind_mock_begin("cuArrayGetMemoryRequirements");
+    cubind_mock_begin("cuArrayGetMemoryRequirements", __builtin_return_address(0));
     cubind_mock_arg(&memoryRequirements, sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS *));
     cubind_mock_arg(&array, sizeof(CUarray));
     cubind_mock_arg(&device, sizeof(CUdevice));
@@ -1507,7 +1507,7 @@ MOCK_API CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *m
 
 MOCK_API CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
 {
-    cubind_mock_begin("cuMipmappedArrayGetMemoryRequirements");
+    cubind_mock_begin("cuMipmappedArrayGetMemoryRequirements", __builtin_return_address(0));
     cubind_mock_arg(&memoryRequirements, sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS *));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
     cubind_mock_arg(&device, sizeof(CUdevice));
@@ -1517,7 +1517,7 @@ MOCK_API CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIR
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)
 {
-    cubind_mock_begin("cuArrayGetPlane");
+    cubind_mock_begin("cuArrayGetPlane", __builtin_return_address(0));
     cubind_mock_arg(&pPlaneArray, sizeof(CUarray *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     cubind_mock_arg(&planeIdx, sizeof(unsigned int));
@@ -1527,7 +1527,7 @@ MOCK_API CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned
 
 MOCK_API CUresult cuArrayDestroy(CUarray hArray)
 {
-    cubind_mock_begin("cuArrayDestroy");
+    cubind_mock_begin("cuArrayDestroy", __builtin_return_address(0));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     return (CUresult)cubind_mock_status();
 }
@@ -1535,7 +1535,7 @@ MOCK_API CUresult cuArrayDestroy(CUarray hArray)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
-    cubind_mock_begin("cuArray3DCreate_v2");
+    cubind_mock_begin("cuArray3DCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
     return (CUresult)cubind_mock_status();
@@ -1544,7 +1544,7 @@ MOCK_API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRI
 
 MOCK_API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
-    cubind_mock_begin("cuArray3DGetDescriptor_v2");
+    cubind_mock_begin("cuArray3DGetDescriptor_v2", __builtin_return_address(0));
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     return (CUresult)cubind_mock_status();
@@ -1553,7 +1553,7 @@ MOCK_API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
-    cubind_mock_begin("cuMipmappedArrayCreate");
+    cubind_mock_begin("cuMipmappedArrayCreate", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&pMipmappedArrayDesc, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&numMipmapLevels, sizeof(unsigned int));
@@ -1563,7 +1563,7 @@ MOCK_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_A
 
 MOCK_API CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
 {
-    cubind_mock_begin("cuMipmappedArrayGetLevel");
+    cubind_mock_begin("cuMipmappedArrayGetLevel", __builtin_return_address(0));
     cubind_mock_arg(&pLevelArray, sizeof(CUarray *));
     cubind_mock_arg(&hMipmappedArray, sizeof(CUmipmappedArray));
     cubind_mock_arg(&level, sizeof(unsigned int));
@@ -1573,7 +1573,7 @@ MOCK_API CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArra
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 {
-    cubind_mock_begin("cuMipmappedArrayDestroy");
+    cubind_mock_begin("cuMipmappedArrayDestroy", __builtin_return_address(0));
     cubind_mock_arg(&hMipmappedArray, sizeof(CUmipmappedArray));
     return (CUresult)cubind_mock_status();
 }
@@ -1581,7 +1581,7 @@ MOCK_API CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 
 MOCK_API CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)
 {
-    cubind_mock_begin("cuMemGetHandleForAddressRange");
+    cubind_mock_begin("cuMemGetHandleForAddressRange", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(void *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     cubind_mock_arg(&size, sizeof(size_t));
@@ -1593,7 +1593,7 @@ MOCK_API CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
 {
-    cubind_mock_begin("cuMemBatchDecompressAsync");
+    cubind_mock_begin("cuMemBatchDecompressAsync", __builtin_return_address(0));
     cubind_mock_arg(&paramsArray, sizeof(CUmemDecompressParams *));
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -1605,7 +1605,7 @@ MOCK_API CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, 
 
 MOCK_API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)
 {
-    cubind_mock_begin("cuMemAddressReserve");
+    cubind_mock_begin("cuMemAddressReserve", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&alignment, sizeof(size_t));
@@ -1617,7 +1617,7 @@ MOCK_API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alig
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
-    cubind_mock_begin("cuMemAddressFree");
+    cubind_mock_begin("cuMemAddressFree", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
     cubind_mock_arg(&size, sizeof(size_t));
     return (CUresult)cubind_mock_status();
@@ -1626,7 +1626,7 @@ MOCK_API CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 
 MOCK_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
 {
-    cubind_mock_begin("cuMemCreate");
+    cubind_mock_begin("cuMemCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
@@ -1637,7 +1637,7 @@ MOCK_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 {
-    cubind_mock_begin("cuMemRelease");
+    cubind_mock_begin("cuMemRelease", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle));
     return (CUresult)cubind_mock_status();
 }
@@ -1645,7 +1645,7 @@ MOCK_API CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 
 MOCK_API CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
-    cubind_mock_begin("cuMemMap");
+    cubind_mock_begin("cuMemMap", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&offset, sizeof(size_t));
@@ -1657,7 +1657,7 @@ MOCK_API CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGen
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
 {
-    cubind_mock_begin("cuMemMapArrayAsync");
+    cubind_mock_begin("cuMemMapArrayAsync", __builtin_return_address(0));
     cubind_mock_arg(&mapInfoList, sizeof(CUarrayMapInfo *));
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&hStream, sizeof(CUstream));
@@ -1667,7 +1667,7 @@ MOCK_API CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int c
 
 MOCK_API CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
-    cubind_mock_begin("cuMemUnmap");
+    cubind_mock_begin("cuMemUnmap", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
     cubind_mock_arg(&size, sizeof(size_t));
     return (CUresult)cubind_mock_status();
@@ -1676,7 +1676,7 @@ MOCK_API CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
 {
-    cubind_mock_begin("cuMemSetAccess");
+    cubind_mock_begin("cuMemSetAccess", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&desc, sizeof(const CUmemAccessDesc *));
@@ -1687,7 +1687,7 @@ MOCK_API CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccess
 
 MOCK_API CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)
 {
-    cubind_mock_begin("cuMemGetAccess");
+    cubind_mock_begin("cuMemGetAccess", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned long long *));
     cubind_mock_arg(&location, sizeof(const CUmemLocation *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
@@ -1697,7 +1697,7 @@ MOCK_API CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
-    cubind_mock_begin("cuMemExportToShareableHandle");
+    cubind_mock_begin("cuMemExportToShareableHandle", __builtin_return_address(0));
     cubind_mock_arg(&shareableHandle, sizeof(void *));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle));
     cubind_mock_arg(&handleType, sizeof(CUmemAllocationHandleType));
@@ -1708,7 +1708,7 @@ MOCK_API CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGener
 
 MOCK_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)
 {
-    cubind_mock_begin("cuMemImportFromShareableHandle");
+    cubind_mock_begin("cuMemImportFromShareableHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&osHandle, sizeof(void *));
     cubind_mock_arg(&shHandleType, sizeof(CUmemAllocationHandleType));
@@ -1718,7 +1718,7 @@ MOCK_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)
 {
-    cubind_mock_begin("cuMemGetAllocationGranularity");
+    cubind_mock_begin("cuMemGetAllocationGranularity", __builtin_return_address(0));
     cubind_mock_arg(&granularity, sizeof(size_t *));
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&option, sizeof(CUmemAllocationGranularity_flags));
@@ -1728,7 +1728,7 @@ MOCK_API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmem
 
 MOCK_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
 {
-    cubind_mock_begin("cuMemGetAllocationPropertiesFromHandle");
+    cubind_mock_begin("cuMemGetAllocationPropertiesFromHandle", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(CUmemAllocationProp *));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle));
     return (CUresult)cubind_mock_status();
@@ -1737,7 +1737,7 @@ MOCK_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *pr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
-    cubind_mock_begin("cuMemRetainAllocationHandle");
+    cubind_mock_begin("cuMemRetainAllocationHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&addr, sizeof(void *));
     return (CUresult)cubind_mock_status();
@@ -1746,7 +1746,7 @@ MOCK_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *hand
 
 MOCK_API CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
-    cubind_mock_begin("cuMemFreeAsync");
+    cubind_mock_begin("cuMemFreeAsync", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     return (CUresult)cubind_mock_status();
@@ -1755,7 +1755,7 @@ MOCK_API CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-    cubind_mock_begin("cuMemAllocAsync");
+    cubind_mock_begin("cuMemAllocAsync", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(CUstream));
@@ -1765,7 +1765,7 @@ MOCK_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream h
 
 MOCK_API CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
-    cubind_mock_begin("cuMemPoolTrimTo");
+    cubind_mock_begin("cuMemPoolTrimTo", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&minBytesToKeep, sizeof(size_t));
     return (CUresult)cubind_mock_status();
@@ -1774,7 +1774,7 @@ MOCK_API CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
-    cubind_mock_begin("cuMemPoolSetAttribute");
+    cubind_mock_begin("cuMemPoolSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&attr, sizeof(CUmemPool_attribute));
     cubind_mock_arg(&value, sizeof(void *));
@@ -1784,7 +1784,7 @@ MOCK_API CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute a
 
 MOCK_API CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
-    cubind_mock_begin("cuMemPoolGetAttribute");
+    cubind_mock_begin("cuMemPoolGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&attr, sizeof(CUmemPool_attribute));
     cubind_mock_arg(&value, sizeof(void *));
@@ -1794,7 +1794,7 @@ MOCK_API CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute a
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
 {
-    cubind_mock_begin("cuMemPoolSetAccess");
+    cubind_mock_begin("cuMemPoolSetAccess", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&map, sizeof(const CUmemAccessDesc *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -1804,7 +1804,7 @@ MOCK_API CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *m
 
 MOCK_API CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)
 {
-    cubind_mock_begin("cuMemPoolGetAccess");
+    cubind_mock_begin("cuMemPoolGetAccess", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(CUmemAccess_flags *));
     cubind_mock_arg(&memPool, sizeof(CUmemoryPool));
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
@@ -1814,7 +1814,7 @@ MOCK_API CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memP
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
-    cubind_mock_begin("cuMemPoolCreate");
+    cubind_mock_begin("cuMemPoolCreate", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&poolProps, sizeof(const CUmemPoolProps *));
     return (CUresult)cubind_mock_status();
@@ -1823,7 +1823,7 @@ MOCK_API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *pool
 
 MOCK_API CUresult cuMemPoolDestroy(CUmemoryPool pool)
 {
-    cubind_mock_begin("cuMemPoolDestroy");
+    cubind_mock_begin("cuMemPoolDestroy", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     return (CUresult)cubind_mock_status();
 }
@@ -1831,7 +1831,7 @@ MOCK_API CUresult cuMemPoolDestroy(CUmemoryPool pool)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
 {
-    cubind_mock_begin("cuMemGetDefaultMemPool");
+    cubind_mock_begin("cuMemGetDefaultMemPool", __builtin_return_address(0));
     cubind_mock_arg(&pool_out, sizeof(CUmemoryPool *));
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
     cubind_mock_arg(&type, sizeof(CUmemAllocationType));
@@ -1841,7 +1841,7 @@ MOCK_API CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *
 
 MOCK_API CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
 {
-    cubind_mock_begin("cuMemGetMemPool");
+    cubind_mock_begin("cuMemGetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
     cubind_mock_arg(&type, sizeof(CUmemAllocationType));
@@ -1851,7 +1851,7 @@ MOCK_API CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, C
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
 {
-    cubind_mock_begin("cuMemSetMemPool");
+    cubind_mock_begin("cuMemSetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
     cubind_mock_arg(&type, sizeof(CUmemAllocationType));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
@@ -1861,7 +1861,7 @@ MOCK_API CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType t
 
 MOCK_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
-    cubind_mock_begin("cuMemAllocFromPoolAsync");
+    cubind_mock_begin("cuMemAllocFromPoolAsync", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
@@ -1872,7 +1872,7 @@ MOCK_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CU
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
-    cubind_mock_begin("cuMemPoolExportToShareableHandle");
+    cubind_mock_begin("cuMemPoolExportToShareableHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle_out, sizeof(void *));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&handleType, sizeof(CUmemAllocationHandleType));
@@ -1883,7 +1883,7 @@ MOCK_API CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPoo
 
 MOCK_API CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
-    cubind_mock_begin("cuMemPoolImportFromShareableHandle");
+    cubind_mock_begin("cuMemPoolImportFromShareableHandle", __builtin_return_address(0));
     cubind_mock_arg(&pool_out, sizeof(CUmemoryPool *));
     cubind_mock_arg(&handle, sizeof(void *));
     cubind_mock_arg(&handleType, sizeof(CUmemAllocationHandleType));
@@ -1894,7 +1894,7 @@ MOCK_API CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, voi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)
 {
-    cubind_mock_begin("cuMemPoolExportPointer");
+    cubind_mock_begin("cuMemPoolExportPointer", __builtin_return_address(0));
     cubind_mock_arg(&shareData_out, sizeof(CUmemPoolPtrExportData *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
     return (CUresult)cubind_mock_status();
@@ -1903,7 +1903,7 @@ MOCK_API CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, 
 
 MOCK_API CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)
 {
-    cubind_mock_begin("cuMemPoolImportPointer");
+    cubind_mock_begin("cuMemPoolImportPointer", __builtin_return_address(0));
     cubind_mock_arg(&ptr_out, sizeof(CUdeviceptr *));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&shareData, sizeof(CUmemPoolPtrExportData *));
@@ -1913,7 +1913,7 @@ MOCK_API CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)
 {
-    cubind_mock_begin("cuMulticastCreate");
+    cubind_mock_begin("cuMulticastCreate", __builtin_return_address(0));
     cubind_mock_arg(&mcHandle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&prop, sizeof(const CUmulticastObjectProp *));
     return (CUresult)cubind_mock_status();
@@ -1922,7 +1922,7 @@ MOCK_API CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, cons
 
 MOCK_API CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
 {
-    cubind_mock_begin("cuMulticastAddDevice");
+    cubind_mock_begin("cuMulticastAddDevice", __builtin_return_address(0));
     cubind_mock_arg(&mcHandle, sizeof(CUmemGenericAllocationHandle));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     return (CUresult)cubind_mock_status();
@@ -1931,7 +1931,7 @@ MOCK_API CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CU
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
 {
-    cubind_mock_begin("cuMulticastBindMem");
+    cubind_mock_begin("cuMulticastBindMem", __builtin_return_address(0));
     cubind_mock_arg(&mcHandle, sizeof(CUmemGenericAllocationHandle));
     cubind_mock_arg(&mcOffset, sizeof(size_t));
     cubind_mock_arg(&memHandle, sizeof(CUmemGenericAllocationHandle));
@@ -1944,7 +1944,7 @@ MOCK_API CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size
 
 MOCK_API CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
 {
-    cubind_mock_begin("cuMulticastBindAddr");
+    cubind_mock_begin("cuMulticastBindAddr", __builtin_return_address(0));
     cubind_mock_arg(&mcHandle, sizeof(CUmemGenericAllocationHandle));
     cubind_mock_arg(&mcOffset, sizeof(size_t));
     cubind_mock_arg(&memptr, sizeof(CUdeviceptr));
@@ -1956,7 +1956,7 @@ MOCK_API CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, siz
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
 {
-    cubind_mock_begin("cuMulticastUnbind");
+    cubind_mock_begin("cuMulticastUnbind", __builtin_return_address(0));
     cubind_mock_arg(&mcHandle, sizeof(CUmemGenericAllocationHandle));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&mcOffset, sizeof(size_t));
@@ -1967,7 +1967,7 @@ MOCK_API CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdev
 
 MOCK_API CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)
 {
-    cubind_mock_begin("cuMulticastGetGranularity");
+    cubind_mock_begin("cuMulticastGetGranularity", __builtin_return_address(0));
     cubind_mock_arg(&granularity, sizeof(size_t *));
     cubind_mock_arg(&prop, sizeof(const CUmulticastObjectProp *));
     cubind_mock_arg(&option, sizeof(CUmulticastGranularity_flags));
@@ -1977,7 +1977,7 @@ MOCK_API CUresult cuMulticastGetGranularity(size_t *granularity, const CUmultica
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
-    cubind_mock_begin("cuPointerGetAttribute");
+    cubind_mock_begin("cuPointerGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&data, sizeof(void *));
     cubind_mock_arg(&attribute, sizeof(CUpointer_attribute));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
@@ -1987,7 +1987,7 @@ MOCK_API CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribut
 
 MOCK_API CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
 {
-    cubind_mock_begin("cuMemPrefetchAsync_v2");
+    cubind_mock_begin("cuMemPrefetchAsync_v2", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr));
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&location, sizeof(CUmemLocation));
@@ -1999,7 +1999,7 @@ MOCK_API CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemL
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
 {
-    cubind_mock_begin("cuMemAdvise_v2");
+    cubind_mock_begin("cuMemAdvise_v2", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr));
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&advice, sizeof(CUmem_advise));
@@ -2010,7 +2010,7 @@ MOCK_API CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise 
 
 MOCK_API CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
-    cubind_mock_begin("cuMemPrefetchBatchAsync");
+    cubind_mock_begin("cuMemPrefetchBatchAsync", __builtin_return_address(0));
     cubind_mock_arg(&dptrs, sizeof(CUdeviceptr *));
     cubind_mock_arg(&sizes, sizeof(size_t *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -2025,7 +2025,7 @@ MOCK_API CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, siz
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
 {
-    cubind_mock_begin("cuMemDiscardBatchAsync");
+    cubind_mock_begin("cuMemDiscardBatchAsync", __builtin_return_address(0));
     cubind_mock_arg(&dptrs, sizeof(CUdeviceptr *));
     cubind_mock_arg(&sizes, sizeof(size_t *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -2037,7 +2037,7 @@ MOCK_API CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size
 
 MOCK_API CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
-    cubind_mock_begin("cuMemDiscardAndPrefetchBatchAsync");
+    cubind_mock_begin("cuMemDiscardAndPrefetchBatchAsync", __builtin_return_address(0));
     cubind_mock_arg(&dptrs, sizeof(CUdeviceptr *));
     cubind_mock_arg(&sizes, sizeof(size_t *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -2052,7 +2052,7 @@ MOCK_API CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
 {
-    cubind_mock_begin("cuMemRangeGetAttribute");
+    cubind_mock_begin("cuMemRangeGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&data, sizeof(void *));
     cubind_mock_arg(&dataSize, sizeof(size_t));
     cubind_mock_arg(&attribute, sizeof(CUmem_range_attribute));
@@ -2064,7 +2064,7 @@ MOCK_API CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_rang
 
 MOCK_API CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
 {
-    cubind_mock_begin("cuMemRangeGetAttributes");
+    cubind_mock_begin("cuMemRangeGetAttributes", __builtin_return_address(0));
     cubind_mock_arg(&data, sizeof(void **));
     cubind_mock_arg(&dataSizes, sizeof(size_t *));
     cubind_mock_arg(&attributes, sizeof(CUmem_range_attribute *));
@@ -2077,7 +2077,7 @@ MOCK_API CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
-    cubind_mock_begin("cuPointerSetAttribute");
+    cubind_mock_begin("cuPointerSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&value, sizeof(const void *));
     cubind_mock_arg(&attribute, sizeof(CUpointer_attribute));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
@@ -2087,7 +2087,7 @@ MOCK_API CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute a
 
 MOCK_API CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)
 {
-    cubind_mock_begin("cuPointerGetAttributes");
+    cubind_mock_begin("cuPointerGetAttributes", __builtin_return_address(0));
     cubind_mock_arg(&numAttributes, sizeof(unsigned int));
     cubind_mock_arg(&attributes, sizeof(CUpointer_attribute *));
     cubind_mock_arg(&data, sizeof(void **));
@@ -2098,7 +2098,7 @@ MOCK_API CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_a
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
-    cubind_mock_begin("cuStreamCreate");
+    cubind_mock_begin("cuStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
@@ -2107,7 +2107,7 @@ MOCK_API CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
 
 MOCK_API CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
 {
-    cubind_mock_begin("cuStreamCreateWithPriority");
+    cubind_mock_begin("cuStreamCreateWithPriority", __builtin_return_address(0));
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
@@ -2117,7 +2117,7 @@ MOCK_API CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int fl
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuStreamGetPriority(CUstream hStream, int *priority)
 {
-    cubind_mock_begin("cuStreamGetPriority");
+    cubind_mock_begin("cuStreamGetPriority", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&priority, sizeof(int *));
     return (CUresult)cubind_mock_status();
@@ -2126,7 +2126,7 @@ MOCK_API CUresult cuStreamGetPriority(CUstream hStream, int *priority)
 
 MOCK_API CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device)
 {
-    cubind_mock_begin("cuStreamGetDevice");
+    cubind_mock_begin("cuStreamGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&device, sizeof(CUdevice *));
     return (CUresult)cubind_mock_status();
@@ -2135,7 +2135,7 @@ MOCK_API CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)
 {
-    cubind_mock_begin("cuStreamGetFlags");
+    cubind_mock_begin("cuStreamGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     return (CUresult)cubind_mock_status();
@@ -2144,7 +2144,7 @@ MOCK_API CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)
 
 MOCK_API CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 {
-    cubind_mock_begin("cuStreamGetId");
+    cubind_mock_begin("cuStreamGetId", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&streamId, sizeof(unsigned long long *));
     return (CUresult)cubind_mock_status();
@@ -2153,7 +2153,7 @@ MOCK_API CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
-    cubind_mock_begin("cuStreamGetCtx");
+    cubind_mock_begin("cuStreamGetCtx", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     return (CUresult)cubind_mock_status();
@@ -2162,7 +2162,7 @@ MOCK_API CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 
 MOCK_API CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {
-    cubind_mock_begin("cuStreamGetCtx_v2");
+    cubind_mock_begin("cuStreamGetCtx_v2", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&pCtx, sizeof(CUcontext *));
     cubind_mock_arg(&pGreenCtx, sizeof(CUgreenCtx *));
@@ -2172,7 +2172,7 @@ MOCK_API CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCt
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
-    cubind_mock_begin("cuStreamWaitEvent");
+    cubind_mock_begin("cuStreamWaitEvent", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&hEvent, sizeof(CUevent));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
@@ -2182,7 +2182,7 @@ MOCK_API CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned i
 
 MOCK_API CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
 {
-    cubind_mock_begin("cuStreamAddCallback");
+    cubind_mock_begin("cuStreamAddCallback", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&callback, sizeof(CUstreamCallback));
     cubind_mock_arg(&userData, sizeof(void *));
@@ -2193,7 +2193,7 @@ MOCK_API CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callbac
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
 {
-    cubind_mock_begin("cuStreamBeginCapture_v2");
+    cubind_mock_begin("cuStreamBeginCapture_v2", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&mode, sizeof(CUstreamCaptureMode));
     return (CUresult)cubind_mock_status();
@@ -2202,7 +2202,7 @@ MOCK_API CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode 
 
 MOCK_API CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
 {
-    cubind_mock_begin("cuStreamBeginCaptureToGraph");
+    cubind_mock_begin("cuStreamBeginCaptureToGraph", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -2215,7 +2215,7 @@ MOCK_API CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
-    cubind_mock_begin("cuThreadExchangeStreamCaptureMode");
+    cubind_mock_begin("cuThreadExchangeStreamCaptureMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUstreamCaptureMode *));
     return (CUresult)cubind_mock_status();
 }
@@ -2223,7 +2223,7 @@ MOCK_API CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 
 MOCK_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 {
-    cubind_mock_begin("cuStreamEndCapture");
+    cubind_mock_begin("cuStreamEndCapture", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
     return (CUresult)cubind_mock_status();
@@ -2232,7 +2232,7 @@ MOCK_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
-    cubind_mock_begin("cuStreamIsCapturing");
+    cubind_mock_begin("cuStreamIsCapturing", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&captureStatus, sizeof(CUstreamCaptureStatus *));
     return (CUresult)cubind_mock_status();
@@ -2241,7 +2241,7 @@ MOCK_API CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *c
 
 MOCK_API CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
-    cubind_mock_begin("cuStreamGetCaptureInfo_v3");
+    cubind_mock_begin("cuStreamGetCaptureInfo_v3", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&captureStatus_out, sizeof(CUstreamCaptureStatus *));
     cubind_mock_arg(&id_out, sizeof(cuuint64_t *));
@@ -2255,7 +2255,7 @@ MOCK_API CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureSta
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
-    cubind_mock_begin("cuStreamUpdateCaptureDependencies_v2");
+    cubind_mock_begin("cuStreamUpdateCaptureDependencies_v2", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&dependencies, sizeof(CUgraphNode *));
     cubind_mock_arg(&dependencyData, sizeof(const CUgraphEdgeData *));
@@ -2267,7 +2267,7 @@ MOCK_API CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraph
 
 MOCK_API CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
 {
-    cubind_mock_begin("cuStreamAttachMemAsync");
+    cubind_mock_begin("cuStreamAttachMemAsync", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     cubind_mock_arg(&length, sizeof(size_t));
@@ -2278,7 +2278,7 @@ MOCK_API CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, siz
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuStreamQuery(CUstream hStream)
 {
-    cubind_mock_begin("cuStreamQuery");
+    cubind_mock_begin("cuStreamQuery", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     return (CUresult)cubind_mock_status();
 }
@@ -2286,7 +2286,7 @@ MOCK_API CUresult cuStreamQuery(CUstream hStream)
 
 MOCK_API CUresult cuStreamSynchronize(CUstream hStream)
 {
-    cubind_mock_begin("cuStreamSynchronize");
+    cubind_mock_begin("cuStreamSynchronize", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     return (CUresult)cubind_mock_status();
 }
@@ -2294,7 +2294,7 @@ MOCK_API CUresult cuStreamSynchronize(CUstream hStream)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuStreamDestroy_v2(CUstream hStream)
 {
-    cubind_mock_begin("cuStreamDestroy_v2");
+    cubind_mock_begin("cuStreamDestroy_v2", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     return (CUresult)cubind_mock_status();
 }
@@ -2302,7 +2302,7 @@ MOCK_API CUresult cuStreamDestroy_v2(CUstream hStream)
 
 MOCK_API CUresult cuStreamCopyAttributes(CUstream dst, CUstream src)
 {
-    cubind_mock_begin("cuStreamCopyAttributes");
+    cubind_mock_begin("cuStreamCopyAttributes", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(CUstream));
     cubind_mock_arg(&src, sizeof(CUstream));
     return (CUresult)cubind_mock_status();
@@ -2311,7 +2311,7 @@ MOCK_API CUresult cuStreamCopyAttributes(CUstream dst, CUstream src)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
 {
-    cubind_mock_begin("cuStreamGetAttribute");
+    cubind_mock_begin("cuStreamGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&attr, sizeof(CUstreamAttrID));
     cubind_mock_arg(&value_out, sizeof(CUstreamAttrValue *));
@@ -2321,7 +2321,7 @@ MOCK_API CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CU
 
 MOCK_API CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
 {
-    cubind_mock_begin("cuStreamSetAttribute");
+    cubind_mock_begin("cuStreamSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&attr, sizeof(CUstreamAttrID));
     cubind_mock_arg(&value, sizeof(const CUstreamAttrValue *));
@@ -2331,7 +2331,7 @@ MOCK_API CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, co
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
-    cubind_mock_begin("cuEventCreate");
+    cubind_mock_begin("cuEventCreate", __builtin_return_address(0));
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
@@ -2340,7 +2340,7 @@ MOCK_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
 
 MOCK_API CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
 {
-    cubind_mock_begin("cuEventRecord");
+    cubind_mock_begin("cuEventRecord", __builtin_return_address(0));
     cubind_mock_arg(&hEvent, sizeof(CUevent));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     return (CUresult)cubind_mock_status();
@@ -2349,7 +2349,7 @@ MOCK_API CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
-    cubind_mock_begin("cuEventRecordWithFlags");
+    cubind_mock_begin("cuEventRecordWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&hEvent, sizeof(CUevent));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -2359,7 +2359,7 @@ MOCK_API CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsig
 
 MOCK_API CUresult cuEventQuery(CUevent hEvent)
 {
-    cubind_mock_begin("cuEventQuery");
+    cubind_mock_begin("cuEventQuery", __builtin_return_address(0));
     cubind_mock_arg(&hEvent, sizeof(CUevent));
     return (CUresult)cubind_mock_status();
 }
@@ -2367,7 +2367,7 @@ MOCK_API CUresult cuEventQuery(CUevent hEvent)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuEventSynchronize(CUevent hEvent)
 {
-    cubind_mock_begin("cuEventSynchronize");
+    cubind_mock_begin("cuEventSynchronize", __builtin_return_address(0));
     cubind_mock_arg(&hEvent, sizeof(CUevent));
     return (CUresult)cubind_mock_status();
 }
@@ -2375,7 +2375,7 @@ MOCK_API CUresult cuEventSynchronize(CUevent hEvent)
 
 MOCK_API CUresult cuEventDestroy_v2(CUevent hEvent)
 {
-    cubind_mock_begin("cuEventDestroy_v2");
+    cubind_mock_begin("cuEventDestroy_v2", __builtin_return_address(0));
     cubind_mock_arg(&hEvent, sizeof(CUevent));
     return (CUresult)cubind_mock_status();
 }
@@ -2383,7 +2383,7 @@ MOCK_API CUresult cuEventDestroy_v2(CUevent hEvent)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
-    cubind_mock_begin("cuEventElapsedTime_v2");
+    cubind_mock_begin("cuEventElapsedTime_v2", __builtin_return_address(0));
     cubind_mock_arg(&pMilliseconds, sizeof(float *));
     cubind_mock_arg(&hStart, sizeof(CUevent));
     cubind_mock_arg(&hEnd, sizeof(CUevent));
@@ -2393,7 +2393,7 @@ MOCK_API CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CU
 
 MOCK_API CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)
 {
-    cubind_mock_begin("cuImportExternalMemory");
+    cubind_mock_begin("cuImportExternalMemory", __builtin_return_address(0));
     cubind_mock_arg(&extMem_out, sizeof(CUexternalMemory *));
     cubind_mock_arg(&memHandleDesc, sizeof(const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *));
     return (CUresult)cubind_mock_status();
@@ -2402,7 +2402,7 @@ MOCK_API CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUD
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)
 {
-    cubind_mock_begin("cuExternalMemoryGetMappedBuffer");
+    cubind_mock_begin("cuExternalMemoryGetMappedBuffer", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&bufferDesc, sizeof(const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *));
@@ -2412,7 +2412,7 @@ MOCK_API CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexterna
 
 MOCK_API CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)
 {
-    cubind_mock_begin("cuExternalMemoryGetMappedMipmappedArray");
+    cubind_mock_begin("cuExternalMemoryGetMappedMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&mipmapDesc, sizeof(const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *));
@@ -2422,7 +2422,7 @@ MOCK_API CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipm
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDestroyExternalMemory(CUexternalMemory extMem)
 {
-    cubind_mock_begin("cuDestroyExternalMemory");
+    cubind_mock_begin("cuDestroyExternalMemory", __builtin_return_address(0));
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     return (CUresult)cubind_mock_status();
 }
@@ -2430,7 +2430,7 @@ MOCK_API CUresult cuDestroyExternalMemory(CUexternalMemory extMem)
 
 MOCK_API CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)
 {
-    cubind_mock_begin("cuImportExternalSemaphore");
+    cubind_mock_begin("cuImportExternalSemaphore", __builtin_return_address(0));
     cubind_mock_arg(&extSem_out, sizeof(CUexternalSemaphore *));
     cubind_mock_arg(&semHandleDesc, sizeof(const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *));
     return (CUresult)cubind_mock_status();
@@ -2439,7 +2439,7 @@ MOCK_API CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, con
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
-    cubind_mock_begin("cuSignalExternalSemaphoresAsync");
+    cubind_mock_begin("cuSignalExternalSemaphoresAsync", __builtin_return_address(0));
     cubind_mock_arg(&extSemArray, sizeof(const CUexternalSemaphore *));
     cubind_mock_arg(&paramsArray, sizeof(const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *));
     cubind_mock_arg(&numExtSems, sizeof(unsigned int));
@@ -2450,7 +2450,7 @@ MOCK_API CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *ext
 
 MOCK_API CUresult cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
-    cubind_mock_begin("cuWaitExternalSemaphoresAsync");
+    cubind_mock_begin("cuWaitExternalSemaphoresAsync", __builtin_return_address(0));
     cubind_mock_arg(&extSemArray, sizeof(const CUexternalSemaphore *));
     cubind_mock_arg(&paramsArray, sizeof(const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *));
     cubind_mock_arg(&numExtSems, sizeof(unsigned int));
@@ -2461,7 +2461,7 @@ MOCK_API CUresult cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem)
 {
-    cubind_mock_begin("cuDestroyExternalSemaphore");
+    cubind_mock_begin("cuDestroyExternalSemaphore", __builtin_return_address(0));
     cubind_mock_arg(&extSem, sizeof(CUexternalSemaphore));
     return (CUresult)cubind_mock_status();
 }
@@ -2469,7 +2469,7 @@ MOCK_API CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem)
 
 MOCK_API CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
-    cubind_mock_begin("cuStreamWaitValue32_v2");
+    cubind_mock_begin("cuStreamWaitValue32_v2", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(CUstream));
     cubind_mock_arg(&addr, sizeof(CUdeviceptr));
     cubind_mock_arg(&value, sizeof(cuuint32_t));
@@ -2480,7 +2480,7 @@ MOCK_API CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuui
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
-    cubind_mock_begin("cuStreamWaitValue64_v2");
+    cubind_mock_begin("cuStreamWaitValue64_v2", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(CUstream));
     cubind_mock_arg(&addr, sizeof(CUdeviceptr));
     cubind_mock_arg(&value, sizeof(cuuint64_t));
@@ -2491,7 +2491,7 @@ MOCK_API CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuui
 
 MOCK_API CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
-    cubind_mock_begin("cuStreamWriteValue32_v2");
+    cubind_mock_begin("cuStreamWriteValue32_v2", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(CUstream));
     cubind_mock_arg(&addr, sizeof(CUdeviceptr));
     cubind_mock_arg(&value, sizeof(cuuint32_t));
@@ -2502,7 +2502,7 @@ MOCK_API CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
-    cubind_mock_begin("cuStreamWriteValue64_v2");
+    cubind_mock_begin("cuStreamWriteValue64_v2", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(CUstream));
     cubind_mock_arg(&addr, sizeof(CUdeviceptr));
     cubind_mock_arg(&value, sizeof(cuuint64_t));
@@ -2513,7 +2513,7 @@ MOCK_API CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuu
 
 MOCK_API CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
-    cubind_mock_begin("cuStreamBatchMemOp_v2");
+    cubind_mock_begin("cuStreamBatchMemOp_v2", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(CUstream));
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&paramArray, sizeof(CUstreamBatchMemOpParams *));
@@ -2524,7 +2524,7 @@ MOCK_API CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUs
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
 {
-    cubind_mock_begin("cuFuncGetAttribute");
+    cubind_mock_begin("cuFuncGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&attrib, sizeof(CUfunction_attribute));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
@@ -2534,7 +2534,7 @@ MOCK_API CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfun
 
 MOCK_API CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 {
-    cubind_mock_begin("cuFuncSetAttribute");
+    cubind_mock_begin("cuFuncSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     cubind_mock_arg(&attrib, sizeof(CUfunction_attribute));
     cubind_mock_arg(&value, sizeof(int));
@@ -2544,7 +2544,7 @@ MOCK_API CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
-    cubind_mock_begin("cuFuncSetCacheConfig");
+    cubind_mock_begin("cuFuncSetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(CUfunc_cache));
     return (CUresult)cubind_mock_status();
@@ -2553,7 +2553,7 @@ MOCK_API CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 
 MOCK_API CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
-    cubind_mock_begin("cuFuncGetModule");
+    cubind_mock_begin("cuFuncGetModule", __builtin_return_address(0));
     cubind_mock_arg(&hmod, sizeof(CUmodule *));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     return (CUresult)cubind_mock_status();
@@ -2562,7 +2562,7 @@ MOCK_API CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuFuncGetName(const char **name, CUfunction hfunc)
 {
-    cubind_mock_begin("cuFuncGetName");
+    cubind_mock_begin("cuFuncGetName", __builtin_return_address(0));
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     return (CUresult)cubind_mock_status();
@@ -2571,7 +2571,7 @@ MOCK_API CUresult cuFuncGetName(const char **name, CUfunction hfunc)
 
 MOCK_API CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    cubind_mock_begin("cuFuncGetParamInfo");
+    cubind_mock_begin("cuFuncGetParamInfo", __builtin_return_address(0));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&paramIndex, sizeof(size_t));
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
@@ -2582,7 +2582,7 @@ MOCK_API CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
 {
-    cubind_mock_begin("cuFuncIsLoaded");
+    cubind_mock_begin("cuFuncIsLoaded", __builtin_return_address(0));
     cubind_mock_arg(&state, sizeof(CUfunctionLoadingState *));
     cubind_mock_arg(&function, sizeof(CUfunction));
     return (CUresult)cubind_mock_status();
@@ -2591,7 +2591,7 @@ MOCK_API CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction funct
 
 MOCK_API CUresult cuFuncLoad(CUfunction function)
 {
-    cubind_mock_begin("cuFuncLoad");
+    cubind_mock_begin("cuFuncLoad", __builtin_return_address(0));
     cubind_mock_arg(&function, sizeof(CUfunction));
     return (CUresult)cubind_mock_status();
 }
@@ -2599,7 +2599,7 @@ MOCK_API CUresult cuFuncLoad(CUfunction function)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
-    cubind_mock_begin("cuLaunchKernel");
+    cubind_mock_begin("cuLaunchKernel", __builtin_return_address(0));
     cubind_mock_arg(&f, sizeof(CUfunction));
     cubind_mock_arg(&gridDimX, sizeof(unsigned int));
     cubind_mock_arg(&gridDimY, sizeof(unsigned int));
@@ -2617,7 +2617,7 @@ MOCK_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned i
 
 MOCK_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
-    cubind_mock_begin("cuLaunchKernelEx");
+    cubind_mock_begin("cuLaunchKernelEx", __builtin_return_address(0));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
     cubind_mock_arg(&f, sizeof(CUfunction));
     cubind_mock_arg(&kernelParams, sizeof(void **));
@@ -2628,7 +2628,7 @@ MOCK_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, v
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
 {
-    cubind_mock_begin("cuLaunchCooperativeKernel");
+    cubind_mock_begin("cuLaunchCooperativeKernel", __builtin_return_address(0));
     cubind_mock_arg(&f, sizeof(CUfunction));
     cubind_mock_arg(&gridDimX, sizeof(unsigned int));
     cubind_mock_arg(&gridDimY, sizeof(unsigned int));
@@ -2645,7 +2645,7 @@ MOCK_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
 
 MOCK_API CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)
 {
-    cubind_mock_begin("cuLaunchCooperativeKernelMultiDevice");
+    cubind_mock_begin("cuLaunchCooperativeKernelMultiDevice", __builtin_return_address(0));
     cubind_mock_arg(&launchParamsList, sizeof(CUDA_LAUNCH_PARAMS *));
     cubind_mock_arg(&numDevices, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -2655,7 +2655,7 @@ MOCK_API CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launc
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
 {
-    cubind_mock_begin("cuLaunchHostFunc");
+    cubind_mock_begin("cuLaunchHostFunc", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&fn, sizeof(CUhostFn));
     cubind_mock_arg(&userData, sizeof(void *));
@@ -2665,7 +2665,7 @@ MOCK_API CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData
 
 MOCK_API CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
 {
-    cubind_mock_begin("cuFuncSetBlockShape");
+    cubind_mock_begin("cuFuncSetBlockShape", __builtin_return_address(0));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     cubind_mock_arg(&x, sizeof(int));
     cubind_mock_arg(&y, sizeof(int));
@@ -2676,7 +2676,7 @@ MOCK_API CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
 {
-    cubind_mock_begin("cuFuncSetSharedSize");
+    cubind_mock_begin("cuFuncSetSharedSize", __builtin_return_address(0));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     cubind_mock_arg(&bytes, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
@@ -2685,7 +2685,7 @@ MOCK_API CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
 
 MOCK_API CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
 {
-    cubind_mock_begin("cuParamSetSize");
+    cubind_mock_begin("cuParamSetSize", __builtin_return_address(0));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     cubind_mock_arg(&numbytes, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
@@ -2694,7 +2694,7 @@ MOCK_API CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
 {
-    cubind_mock_begin("cuParamSeti");
+    cubind_mock_begin("cuParamSeti", __builtin_return_address(0));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     cubind_mock_arg(&offset, sizeof(int));
     cubind_mock_arg(&value, sizeof(unsigned int));
@@ -2704,7 +2704,7 @@ MOCK_API CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
 
 MOCK_API CUresult cuParamSetf(CUfunction hfunc, int offset, float value)
 {
-    cubind_mock_begin("cuParamSetf");
+    cubind_mock_begin("cuParamSetf", __builtin_return_address(0));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     cubind_mock_arg(&offset, sizeof(int));
     cubind_mock_arg(&value, sizeof(float));
@@ -2714,7 +2714,7 @@ MOCK_API CUresult cuParamSetf(CUfunction hfunc, int offset, float value)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
 {
-    cubind_mock_begin("cuParamSetv");
+    cubind_mock_begin("cuParamSetv", __builtin_return_address(0));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     cubind_mock_arg(&offset, sizeof(int));
     cubind_mock_arg(&ptr, sizeof(void *));
@@ -2725,7 +2725,7 @@ MOCK_API CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned 
 
 MOCK_API CUresult cuLaunch(CUfunction f)
 {
-    cubind_mock_begin("cuLaunch");
+    cubind_mock_begin("cuLaunch", __builtin_return_address(0));
     cubind_mock_arg(&f, sizeof(CUfunction));
     return (CUresult)cubind_mock_status();
 }
@@ -2733,7 +2733,7 @@ MOCK_API CUresult cuLaunch(CUfunction f)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
 {
-    cubind_mock_begin("cuLaunchGrid");
+    cubind_mock_begin("cuLaunchGrid", __builtin_return_address(0));
     cubind_mock_arg(&f, sizeof(CUfunction));
     cubind_mock_arg(&grid_width, sizeof(int));
     cubind_mock_arg(&grid_height, sizeof(int));
@@ -2743,7 +2743,7 @@ MOCK_API CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
 
 MOCK_API CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)
 {
-    cubind_mock_begin("cuLaunchGridAsync");
+    cubind_mock_begin("cuLaunchGridAsync", __builtin_return_address(0));
     cubind_mock_arg(&f, sizeof(CUfunction));
     cubind_mock_arg(&grid_width, sizeof(int));
     cubind_mock_arg(&grid_height, sizeof(int));
@@ -2754,7 +2754,7 @@ MOCK_API CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_heigh
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)
 {
-    cubind_mock_begin("cuParamSetTexRef");
+    cubind_mock_begin("cuParamSetTexRef", __builtin_return_address(0));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     cubind_mock_arg(&texunit, sizeof(int));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
@@ -2764,7 +2764,7 @@ MOCK_API CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexR
 
 MOCK_API CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
 {
-    cubind_mock_begin("cuFuncSetSharedMemConfig");
+    cubind_mock_begin("cuFuncSetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(CUsharedconfig));
     return (CUresult)cubind_mock_status();
@@ -2773,7 +2773,7 @@ MOCK_API CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig conf
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 {
-    cubind_mock_begin("cuGraphCreate");
+    cubind_mock_begin("cuGraphCreate", __builtin_return_address(0));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
@@ -2782,7 +2782,7 @@ MOCK_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 
 MOCK_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphAddKernelNode_v2");
+    cubind_mock_begin("cuGraphAddKernelNode_v2", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -2794,7 +2794,7 @@ MOCK_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGra
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphKernelNodeGetParams_v2");
+    cubind_mock_begin("cuGraphKernelNodeGetParams_v2", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_KERNEL_NODE_PARAMS *));
     return (CUresult)cubind_mock_status();
@@ -2803,7 +2803,7 @@ MOCK_API CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_N
 
 MOCK_API CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphKernelNodeSetParams_v2");
+    cubind_mock_begin("cuGraphKernelNodeSetParams_v2", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_KERNEL_NODE_PARAMS *));
     return (CUresult)cubind_mock_status();
@@ -2812,7 +2812,7 @@ MOCK_API CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KE
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
-    cubind_mock_begin("cuGraphAddMemcpyNode");
+    cubind_mock_begin("cuGraphAddMemcpyNode", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -2825,7 +2825,7 @@ MOCK_API CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
 
 MOCK_API CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)
 {
-    cubind_mock_begin("cuGraphMemcpyNodeGetParams");
+    cubind_mock_begin("cuGraphMemcpyNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMCPY3D *));
     return (CUresult)cubind_mock_status();
@@ -2834,7 +2834,7 @@ MOCK_API CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *n
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
 {
-    cubind_mock_begin("cuGraphMemcpyNodeSetParams");
+    cubind_mock_begin("cuGraphMemcpyNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_MEMCPY3D *));
     return (CUresult)cubind_mock_status();
@@ -2843,7 +2843,7 @@ MOCK_API CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCP
 
 MOCK_API CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
-    cubind_mock_begin("cuGraphAddMemsetNode");
+    cubind_mock_begin("cuGraphAddMemsetNode", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -2856,7 +2856,7 @@ MOCK_API CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphMemsetNodeGetParams");
+    cubind_mock_begin("cuGraphMemsetNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMSET_NODE_PARAMS *));
     return (CUresult)cubind_mock_status();
@@ -2865,7 +2865,7 @@ MOCK_API CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE
 
 MOCK_API CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphMemsetNodeSetParams");
+    cubind_mock_begin("cuGraphMemsetNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_MEMSET_NODE_PARAMS *));
     return (CUresult)cubind_mock_status();
@@ -2874,7 +2874,7 @@ MOCK_API CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSE
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphAddHostNode");
+    cubind_mock_begin("cuGraphAddHostNode", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -2886,7 +2886,7 @@ MOCK_API CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, c
 
 MOCK_API CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphHostNodeGetParams");
+    cubind_mock_begin("cuGraphHostNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_HOST_NODE_PARAMS *));
     return (CUresult)cubind_mock_status();
@@ -2895,7 +2895,7 @@ MOCK_API CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PAR
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphHostNodeSetParams");
+    cubind_mock_begin("cuGraphHostNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_HOST_NODE_PARAMS *));
     return (CUresult)cubind_mock_status();
@@ -2904,7 +2904,7 @@ MOCK_API CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NO
 
 MOCK_API CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)
 {
-    cubind_mock_begin("cuGraphAddChildGraphNode");
+    cubind_mock_begin("cuGraphAddChildGraphNode", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -2916,7 +2916,7 @@ MOCK_API CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
 {
-    cubind_mock_begin("cuGraphChildGraphNodeGetGraph");
+    cubind_mock_begin("cuGraphChildGraphNodeGetGraph", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
     return (CUresult)cubind_mock_status();
@@ -2925,7 +2925,7 @@ MOCK_API CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGr
 
 MOCK_API CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)
 {
-    cubind_mock_begin("cuGraphAddEmptyNode");
+    cubind_mock_begin("cuGraphAddEmptyNode", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -2936,7 +2936,7 @@ MOCK_API CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
-    cubind_mock_begin("cuGraphAddEventRecordNode");
+    cubind_mock_begin("cuGraphAddEventRecordNode", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -2948,7 +2948,7 @@ MOCK_API CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hG
 
 MOCK_API CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
 {
-    cubind_mock_begin("cuGraphEventRecordNodeGetEvent");
+    cubind_mock_begin("cuGraphEventRecordNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
     return (CUresult)cubind_mock_status();
@@ -2957,7 +2957,7 @@ MOCK_API CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *eve
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)
 {
-    cubind_mock_begin("cuGraphEventRecordNodeSetEvent");
+    cubind_mock_begin("cuGraphEventRecordNodeSetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event, sizeof(CUevent));
     return (CUresult)cubind_mock_status();
@@ -2966,7 +2966,7 @@ MOCK_API CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent even
 
 MOCK_API CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
-    cubind_mock_begin("cuGraphAddEventWaitNode");
+    cubind_mock_begin("cuGraphAddEventWaitNode", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -2978,7 +2978,7 @@ MOCK_API CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGra
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
 {
-    cubind_mock_begin("cuGraphEventWaitNodeGetEvent");
+    cubind_mock_begin("cuGraphEventWaitNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
     return (CUresult)cubind_mock_status();
@@ -2987,7 +2987,7 @@ MOCK_API CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event
 
 MOCK_API CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)
 {
-    cubind_mock_begin("cuGraphEventWaitNodeSetEvent");
+    cubind_mock_begin("cuGraphEventWaitNodeSetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event, sizeof(CUevent));
     return (CUresult)cubind_mock_status();
@@ -2996,7 +2996,7 @@ MOCK_API CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphAddExternalSemaphoresSignalNode");
+    cubind_mock_begin("cuGraphAddExternalSemaphoresSignalNode", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -3008,7 +3008,7 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNod
 
 MOCK_API CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)
 {
-    cubind_mock_begin("cuGraphExternalSemaphoresSignalNodeGetParams");
+    cubind_mock_begin("cuGraphExternalSemaphoresSignalNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
     return (CUresult)cubind_mock_status();
@@ -3017,7 +3017,7 @@ MOCK_API CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphExternalSemaphoresSignalNodeSetParams");
+    cubind_mock_begin("cuGraphExternalSemaphoresSignalNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
     return (CUresult)cubind_mock_status();
@@ -3026,7 +3026,7 @@ MOCK_API CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode
 
 MOCK_API CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphAddExternalSemaphoresWaitNode");
+    cubind_mock_begin("cuGraphAddExternalSemaphoresWaitNode", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -3038,7 +3038,7 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)
 {
-    cubind_mock_begin("cuGraphExternalSemaphoresWaitNodeGetParams");
+    cubind_mock_begin("cuGraphExternalSemaphoresWaitNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
     return (CUresult)cubind_mock_status();
@@ -3047,7 +3047,7 @@ MOCK_API CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, 
 
 MOCK_API CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphExternalSemaphoresWaitNodeSetParams");
+    cubind_mock_begin("cuGraphExternalSemaphoresWaitNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
     return (CUresult)cubind_mock_status();
@@ -3056,7 +3056,7 @@ MOCK_API CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphAddBatchMemOpNode");
+    cubind_mock_begin("cuGraphAddBatchMemOpNode", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -3068,7 +3068,7 @@ MOCK_API CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGr
 
 MOCK_API CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
 {
-    cubind_mock_begin("cuGraphBatchMemOpNodeGetParams");
+    cubind_mock_begin("cuGraphBatchMemOpNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams_out, sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS *));
     return (CUresult)cubind_mock_status();
@@ -3077,7 +3077,7 @@ MOCK_API CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_M
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphBatchMemOpNodeSetParams");
+    cubind_mock_begin("cuGraphBatchMemOpNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_BATCH_MEM_OP_NODE_PARAMS *));
     return (CUresult)cubind_mock_status();
@@ -3086,7 +3086,7 @@ MOCK_API CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_B
 
 MOCK_API CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphExecBatchMemOpNodeSetParams");
+    cubind_mock_begin("cuGraphExecBatchMemOpNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_BATCH_MEM_OP_NODE_PARAMS *));
@@ -3096,7 +3096,7 @@ MOCK_API CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUg
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphAddMemAllocNode");
+    cubind_mock_begin("cuGraphAddMemAllocNode", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -3108,7 +3108,7 @@ MOCK_API CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGrap
 
 MOCK_API CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
-    cubind_mock_begin("cuGraphMemAllocNodeGetParams");
+    cubind_mock_begin("cuGraphMemAllocNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_MEM_ALLOC_NODE_PARAMS *));
     return (CUresult)cubind_mock_status();
@@ -3117,7 +3117,7 @@ MOCK_API CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)
 {
-    cubind_mock_begin("cuGraphAddMemFreeNode");
+    cubind_mock_begin("cuGraphAddMemFreeNode", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -3129,7 +3129,7 @@ MOCK_API CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph
 
 MOCK_API CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)
 {
-    cubind_mock_begin("cuGraphMemFreeNodeGetParams");
+    cubind_mock_begin("cuGraphMemFreeNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&dptr_out, sizeof(CUdeviceptr *));
     return (CUresult)cubind_mock_status();
@@ -3138,7 +3138,7 @@ MOCK_API CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDeviceGraphMemTrim(CUdevice device)
 {
-    cubind_mock_begin("cuDeviceGraphMemTrim");
+    cubind_mock_begin("cuDeviceGraphMemTrim", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice));
     return (CUresult)cubind_mock_status();
 }
@@ -3146,7 +3146,7 @@ MOCK_API CUresult cuDeviceGraphMemTrim(CUdevice device)
 
 MOCK_API CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
-    cubind_mock_begin("cuDeviceGetGraphMemAttribute");
+    cubind_mock_begin("cuDeviceGetGraphMemAttribute", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice));
     cubind_mock_arg(&attr, sizeof(CUgraphMem_attribute));
     cubind_mock_arg(&value, sizeof(void *));
@@ -3156,7 +3156,7 @@ MOCK_API CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attri
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
-    cubind_mock_begin("cuDeviceSetGraphMemAttribute");
+    cubind_mock_begin("cuDeviceSetGraphMemAttribute", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice));
     cubind_mock_arg(&attr, sizeof(CUgraphMem_attribute));
     cubind_mock_arg(&value, sizeof(void *));
@@ -3166,7 +3166,7 @@ MOCK_API CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attri
 
 MOCK_API CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 {
-    cubind_mock_begin("cuGraphClone");
+    cubind_mock_begin("cuGraphClone", __builtin_return_address(0));
     cubind_mock_arg(&phGraphClone, sizeof(CUgraph *));
     cubind_mock_arg(&originalGraph, sizeof(CUgraph));
     return (CUresult)cubind_mock_status();
@@ -3175,7 +3175,7 @@ MOCK_API CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
 {
-    cubind_mock_begin("cuGraphNodeFindInClone");
+    cubind_mock_begin("cuGraphNodeFindInClone", __builtin_return_address(0));
     cubind_mock_arg(&phNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hOriginalNode, sizeof(CUgraphNode));
     cubind_mock_arg(&hClonedGraph, sizeof(CUgraph));
@@ -3185,7 +3185,7 @@ MOCK_API CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOrigi
 
 MOCK_API CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
 {
-    cubind_mock_begin("cuGraphNodeGetType");
+    cubind_mock_begin("cuGraphNodeGetType", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&type, sizeof(CUgraphNodeType *));
     return (CUresult)cubind_mock_status();
@@ -3194,7 +3194,7 @@ MOCK_API CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
 {
-    cubind_mock_begin("cuGraphGetNodes");
+    cubind_mock_begin("cuGraphGetNodes", __builtin_return_address(0));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&nodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numNodes, sizeof(size_t *));
@@ -3204,7 +3204,7 @@ MOCK_API CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *nu
 
 MOCK_API CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)
 {
-    cubind_mock_begin("cuGraphGetRootNodes");
+    cubind_mock_begin("cuGraphGetRootNodes", __builtin_return_address(0));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&rootNodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numRootNodes, sizeof(size_t *));
@@ -3214,7 +3214,7 @@ MOCK_API CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, si
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)
 {
-    cubind_mock_begin("cuGraphGetEdges_v2");
+    cubind_mock_begin("cuGraphGetEdges_v2", __builtin_return_address(0));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&from, sizeof(CUgraphNode *));
     cubind_mock_arg(&to, sizeof(CUgraphNode *));
@@ -3226,7 +3226,7 @@ MOCK_API CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphN
 
 MOCK_API CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)
 {
-    cubind_mock_begin("cuGraphNodeGetDependencies_v2");
+    cubind_mock_begin("cuGraphNodeGetDependencies_v2", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&dependencies, sizeof(CUgraphNode *));
     cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
@@ -3237,7 +3237,7 @@ MOCK_API CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)
 {
-    cubind_mock_begin("cuGraphNodeGetDependentNodes_v2");
+    cubind_mock_begin("cuGraphNodeGetDependentNodes_v2", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&dependentNodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
@@ -3248,7 +3248,7 @@ MOCK_API CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode
 
 MOCK_API CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
-    cubind_mock_begin("cuGraphAddDependencies_v2");
+    cubind_mock_begin("cuGraphAddDependencies_v2", __builtin_return_address(0));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&from, sizeof(const CUgraphNode *));
     cubind_mock_arg(&to, sizeof(const CUgraphNode *));
@@ -3260,7 +3260,7 @@ MOCK_API CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *f
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
-    cubind_mock_begin("cuGraphRemoveDependencies_v2");
+    cubind_mock_begin("cuGraphRemoveDependencies_v2", __builtin_return_address(0));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&from, sizeof(const CUgraphNode *));
     cubind_mock_arg(&to, sizeof(const CUgraphNode *));
@@ -3272,7 +3272,7 @@ MOCK_API CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode
 
 MOCK_API CUresult cuGraphDestroyNode(CUgraphNode hNode)
 {
-    cubind_mock_begin("cuGraphDestroyNode");
+    cubind_mock_begin("cuGraphDestroyNode", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     return (CUresult)cubind_mock_status();
 }
@@ -3280,7 +3280,7 @@ MOCK_API CUresult cuGraphDestroyNode(CUgraphNode hNode)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
-    cubind_mock_begin("cuGraphInstantiateWithFlags");
+    cubind_mock_begin("cuGraphInstantiateWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&phGraphExec, sizeof(CUgraphExec *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
@@ -3290,7 +3290,7 @@ MOCK_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph 
 
 MOCK_API CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
-    cubind_mock_begin("cuGraphInstantiateWithParams");
+    cubind_mock_begin("cuGraphInstantiateWithParams", __builtin_return_address(0));
     cubind_mock_arg(&phGraphExec, sizeof(CUgraphExec *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&instantiateParams, sizeof(CUDA_GRAPH_INSTANTIATE_PARAMS *));
@@ -3300,7 +3300,7 @@ MOCK_API CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
 {
-    cubind_mock_begin("cuGraphExecGetFlags");
+    cubind_mock_begin("cuGraphExecGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&flags, sizeof(cuuint64_t *));
     return (CUresult)cubind_mock_status();
@@ -3309,7 +3309,7 @@ MOCK_API CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
 
 MOCK_API CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphExecKernelNodeSetParams_v2");
+    cubind_mock_begin("cuGraphExecKernelNodeSetParams_v2", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_KERNEL_NODE_PARAMS *));
@@ -3319,7 +3319,7 @@ MOCK_API CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
-    cubind_mock_begin("cuGraphExecMemcpyNodeSetParams");
+    cubind_mock_begin("cuGraphExecMemcpyNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&copyParams, sizeof(const CUDA_MEMCPY3D *));
@@ -3330,7 +3330,7 @@ MOCK_API CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraph
 
 MOCK_API CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
-    cubind_mock_begin("cuGraphExecMemsetNodeSetParams");
+    cubind_mock_begin("cuGraphExecMemsetNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&memsetParams, sizeof(const CUDA_MEMSET_NODE_PARAMS *));
@@ -3341,7 +3341,7 @@ MOCK_API CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraph
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphExecHostNodeSetParams");
+    cubind_mock_begin("cuGraphExecHostNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_HOST_NODE_PARAMS *));
@@ -3351,7 +3351,7 @@ MOCK_API CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNo
 
 MOCK_API CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
 {
-    cubind_mock_begin("cuGraphExecChildGraphNodeSetParams");
+    cubind_mock_begin("cuGraphExecChildGraphNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&childGraph, sizeof(CUgraph));
@@ -3361,7 +3361,7 @@ MOCK_API CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUg
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
-    cubind_mock_begin("cuGraphExecEventRecordNodeSetEvent");
+    cubind_mock_begin("cuGraphExecEventRecordNodeSetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event, sizeof(CUevent));
@@ -3371,7 +3371,7 @@ MOCK_API CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUg
 
 MOCK_API CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
-    cubind_mock_begin("cuGraphExecEventWaitNodeSetEvent");
+    cubind_mock_begin("cuGraphExecEventWaitNodeSetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event, sizeof(CUevent));
@@ -3381,7 +3381,7 @@ MOCK_API CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgra
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphExecExternalSemaphoresSignalNodeSetParams");
+    cubind_mock_begin("cuGraphExecExternalSemaphoresSignalNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
@@ -3391,7 +3391,7 @@ MOCK_API CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec h
 
 MOCK_API CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
-    cubind_mock_begin("cuGraphExecExternalSemaphoresWaitNodeSetParams");
+    cubind_mock_begin("cuGraphExecExternalSemaphoresWaitNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
@@ -3401,7 +3401,7 @@ MOCK_API CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
 {
-    cubind_mock_begin("cuGraphNodeSetEnabled");
+    cubind_mock_begin("cuGraphNodeSetEnabled", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int));
@@ -3411,7 +3411,7 @@ MOCK_API CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNod
 
 MOCK_API CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
 {
-    cubind_mock_begin("cuGraphNodeGetEnabled");
+    cubind_mock_begin("cuGraphNodeGetEnabled", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
@@ -3421,7 +3421,7 @@ MOCK_API CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNod
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
 {
-    cubind_mock_begin("cuGraphUpload");
+    cubind_mock_begin("cuGraphUpload", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     return (CUresult)cubind_mock_status();
@@ -3430,7 +3430,7 @@ MOCK_API CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
 
 MOCK_API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 {
-    cubind_mock_begin("cuGraphLaunch");
+    cubind_mock_begin("cuGraphLaunch", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     return (CUresult)cubind_mock_status();
@@ -3439,7 +3439,7 @@ MOCK_API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
-    cubind_mock_begin("cuGraphExecDestroy");
+    cubind_mock_begin("cuGraphExecDestroy", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     return (CUresult)cubind_mock_status();
 }
@@ -3447,7 +3447,7 @@ MOCK_API CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
 
 MOCK_API CUresult cuGraphDestroy(CUgraph hGraph)
 {
-    cubind_mock_begin("cuGraphDestroy");
+    cubind_mock_begin("cuGraphDestroy", __builtin_return_address(0));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     return (CUresult)cubind_mock_status();
 }
@@ -3455,7 +3455,7 @@ MOCK_API CUresult cuGraphDestroy(CUgraph hGraph)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
 {
-    cubind_mock_begin("cuGraphExecUpdate_v2");
+    cubind_mock_begin("cuGraphExecUpdate_v2", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&resultInfo, sizeof(CUgraphExecUpdateResultInfo *));
@@ -3465,7 +3465,7 @@ MOCK_API CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, C
 
 MOCK_API CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
 {
-    cubind_mock_begin("cuGraphKernelNodeCopyAttributes");
+    cubind_mock_begin("cuGraphKernelNodeCopyAttributes", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(CUgraphNode));
     cubind_mock_arg(&src, sizeof(CUgraphNode));
     return (CUresult)cubind_mock_status();
@@ -3474,7 +3474,7 @@ MOCK_API CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)
 {
-    cubind_mock_begin("cuGraphKernelNodeGetAttribute");
+    cubind_mock_begin("cuGraphKernelNodeGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&attr, sizeof(CUkernelNodeAttrID));
     cubind_mock_arg(&value_out, sizeof(CUkernelNodeAttrValue *));
@@ -3484,7 +3484,7 @@ MOCK_API CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeA
 
 MOCK_API CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)
 {
-    cubind_mock_begin("cuGraphKernelNodeSetAttribute");
+    cubind_mock_begin("cuGraphKernelNodeSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&attr, sizeof(CUkernelNodeAttrID));
     cubind_mock_arg(&value, sizeof(const CUkernelNodeAttrValue *));
@@ -3494,7 +3494,7 @@ MOCK_API CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeA
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)
 {
-    cubind_mock_begin("cuGraphDebugDotPrint");
+    cubind_mock_begin("cuGraphDebugDotPrint", __builtin_return_address(0));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&path, sizeof(const char *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -3504,7 +3504,7 @@ MOCK_API CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigne
 
 MOCK_API CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
 {
-    cubind_mock_begin("cuUserObjectCreate");
+    cubind_mock_begin("cuUserObjectCreate", __builtin_return_address(0));
     cubind_mock_arg(&object_out, sizeof(CUuserObject *));
     cubind_mock_arg(&ptr, sizeof(void *));
     cubind_mock_arg(&destroy, sizeof(CUhostFn));
@@ -3516,7 +3516,7 @@ MOCK_API CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhost
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuUserObjectRetain(CUuserObject object, unsigned int count)
 {
-    cubind_mock_begin("cuUserObjectRetain");
+    cubind_mock_begin("cuUserObjectRetain", __builtin_return_address(0));
     cubind_mock_arg(&object, sizeof(CUuserObject));
     cubind_mock_arg(&count, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
@@ -3525,7 +3525,7 @@ MOCK_API CUresult cuUserObjectRetain(CUuserObject object, unsigned int count)
 
 MOCK_API CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)
 {
-    cubind_mock_begin("cuUserObjectRelease");
+    cubind_mock_begin("cuUserObjectRelease", __builtin_return_address(0));
     cubind_mock_arg(&object, sizeof(CUuserObject));
     cubind_mock_arg(&count, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
@@ -3534,7 +3534,7 @@ MOCK_API CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
 {
-    cubind_mock_begin("cuGraphRetainUserObject");
+    cubind_mock_begin("cuGraphRetainUserObject", __builtin_return_address(0));
     cubind_mock_arg(&graph, sizeof(CUgraph));
     cubind_mock_arg(&object, sizeof(CUuserObject));
     cubind_mock_arg(&count, sizeof(unsigned int));
@@ -3545,7 +3545,7 @@ MOCK_API CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, un
 
 MOCK_API CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)
 {
-    cubind_mock_begin("cuGraphReleaseUserObject");
+    cubind_mock_begin("cuGraphReleaseUserObject", __builtin_return_address(0));
     cubind_mock_arg(&graph, sizeof(CUgraph));
     cubind_mock_arg(&object, sizeof(CUuserObject));
     cubind_mock_arg(&count, sizeof(unsigned int));
@@ -3555,7 +3555,7 @@ MOCK_API CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, u
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
-    cubind_mock_begin("cuGraphAddNode_v2");
+    cubind_mock_begin("cuGraphAddNode_v2", __builtin_return_address(0));
     cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
@@ -3568,7 +3568,7 @@ MOCK_API CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, co
 
 MOCK_API CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
-    cubind_mock_begin("cuGraphNodeSetParams");
+    cubind_mock_begin("cuGraphNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUgraphNodeParams *));
     return (CUresult)cubind_mock_status();
@@ -3577,7 +3577,7 @@ MOCK_API CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nod
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
-    cubind_mock_begin("cuGraphExecNodeSetParams");
+    cubind_mock_begin("cuGraphExecNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUgraphNodeParams *));
@@ -3587,7 +3587,7 @@ MOCK_API CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode h
 
 MOCK_API CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
-    cubind_mock_begin("cuGraphConditionalHandleCreate");
+    cubind_mock_begin("cuGraphConditionalHandleCreate", __builtin_return_address(0));
     cubind_mock_arg(&pHandle_out, sizeof(CUgraphConditionalHandle *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
@@ -3599,7 +3599,7 @@ MOCK_API CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHand
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
 {
-    cubind_mock_begin("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    cubind_mock_begin("cuOccupancyMaxActiveBlocksPerMultiprocessor", __builtin_return_address(0));
     cubind_mock_arg(&numBlocks, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&blockSize, sizeof(int));
@@ -3610,7 +3610,7 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CU
 
 MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
-    cubind_mock_begin("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
+    cubind_mock_begin("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&numBlocks, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&blockSize, sizeof(int));
@@ -3622,7 +3622,7 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numB
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
 {
-    cubind_mock_begin("cuOccupancyMaxPotentialBlockSize");
+    cubind_mock_begin("cuOccupancyMaxPotentialBlockSize", __builtin_return_address(0));
     cubind_mock_arg(&minGridSize, sizeof(int *));
     cubind_mock_arg(&blockSize, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
@@ -3635,7 +3635,7 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockS
 
 MOCK_API CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
 {
-    cubind_mock_begin("cuOccupancyMaxPotentialBlockSizeWithFlags");
+    cubind_mock_begin("cuOccupancyMaxPotentialBlockSizeWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&minGridSize, sizeof(int *));
     cubind_mock_arg(&blockSize, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
@@ -3649,7 +3649,7 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
 {
-    cubind_mock_begin("cuOccupancyAvailableDynamicSMemPerBlock");
+    cubind_mock_begin("cuOccupancyAvailableDynamicSMemPerBlock", __builtin_return_address(0));
     cubind_mock_arg(&dynamicSmemSize, sizeof(size_t *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&numBlocks, sizeof(int));
@@ -3660,7 +3660,7 @@ MOCK_API CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSiz
 
 MOCK_API CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
 {
-    cubind_mock_begin("cuOccupancyMaxPotentialClusterSize");
+    cubind_mock_begin("cuOccupancyMaxPotentialClusterSize", __builtin_return_address(0));
     cubind_mock_arg(&clusterSize, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
@@ -3670,7 +3670,7 @@ MOCK_API CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunctio
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
 {
-    cubind_mock_begin("cuOccupancyMaxActiveClusters");
+    cubind_mock_begin("cuOccupancyMaxActiveClusters", __builtin_return_address(0));
     cubind_mock_arg(&numClusters, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
@@ -3680,7 +3680,7 @@ MOCK_API CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func
 
 MOCK_API CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
 {
-    cubind_mock_begin("cuTexRefSetArray");
+    cubind_mock_begin("cuTexRefSetArray", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
@@ -3690,7 +3690,7 @@ MOCK_API CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned in
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
 {
-    cubind_mock_begin("cuTexRefSetMipmappedArray");
+    cubind_mock_begin("cuTexRefSetMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&hMipmappedArray, sizeof(CUmipmappedArray));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
@@ -3700,7 +3700,7 @@ MOCK_API CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray h
 
 MOCK_API CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
 {
-    cubind_mock_begin("cuTexRefSetAddress_v2");
+    cubind_mock_begin("cuTexRefSetAddress_v2", __builtin_return_address(0));
     cubind_mock_arg(&ByteOffset, sizeof(size_t *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
@@ -3711,7 +3711,7 @@ MOCK_API CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CU
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
 {
-    cubind_mock_begin("cuTexRefSetAddress2D_v3");
+    cubind_mock_begin("cuTexRefSetAddress2D_v3", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&desc, sizeof(const CUDA_ARRAY_DESCRIPTOR *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
@@ -3722,7 +3722,7 @@ MOCK_API CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DES
 
 MOCK_API CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
 {
-    cubind_mock_begin("cuTexRefSetFormat");
+    cubind_mock_begin("cuTexRefSetFormat", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&fmt, sizeof(CUarray_format));
     cubind_mock_arg(&NumPackedComponents, sizeof(int));
@@ -3732,7 +3732,7 @@ MOCK_API CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int Nu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)
 {
-    cubind_mock_begin("cuTexRefSetAddressMode");
+    cubind_mock_begin("cuTexRefSetAddressMode", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dim, sizeof(int));
     cubind_mock_arg(&am, sizeof(CUaddress_mode));
@@ -3742,7 +3742,7 @@ MOCK_API CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mo
 
 MOCK_API CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
-    cubind_mock_begin("cuTexRefSetFilterMode");
+    cubind_mock_begin("cuTexRefSetFilterMode", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&fm, sizeof(CUfilter_mode));
     return (CUresult)cubind_mock_status();
@@ -3751,7 +3751,7 @@ MOCK_API CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
-    cubind_mock_begin("cuTexRefSetMipmapFilterMode");
+    cubind_mock_begin("cuTexRefSetMipmapFilterMode", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&fm, sizeof(CUfilter_mode));
     return (CUresult)cubind_mock_status();
@@ -3760,7 +3760,7 @@ MOCK_API CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm
 
 MOCK_API CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
 {
-    cubind_mock_begin("cuTexRefSetMipmapLevelBias");
+    cubind_mock_begin("cuTexRefSetMipmapLevelBias", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&bias, sizeof(float));
     return (CUresult)cubind_mock_status();
@@ -3769,7 +3769,7 @@ MOCK_API CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
 {
-    cubind_mock_begin("cuTexRefSetMipmapLevelClamp");
+    cubind_mock_begin("cuTexRefSetMipmapLevelClamp", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&minMipmapLevelClamp, sizeof(float));
     cubind_mock_arg(&maxMipmapLevelClamp, sizeof(float));
@@ -3779,7 +3779,7 @@ MOCK_API CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapL
 
 MOCK_API CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)
 {
-    cubind_mock_begin("cuTexRefSetMaxAnisotropy");
+    cubind_mock_begin("cuTexRefSetMaxAnisotropy", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&maxAniso, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
@@ -3788,7 +3788,7 @@ MOCK_API CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAni
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
 {
-    cubind_mock_begin("cuTexRefSetBorderColor");
+    cubind_mock_begin("cuTexRefSetBorderColor", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&pBorderColor, sizeof(float *));
     return (CUresult)cubind_mock_status();
@@ -3797,7 +3797,7 @@ MOCK_API CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
 
 MOCK_API CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
 {
-    cubind_mock_begin("cuTexRefSetFlags");
+    cubind_mock_begin("cuTexRefSetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
@@ -3806,7 +3806,7 @@ MOCK_API CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
 {
-    cubind_mock_begin("cuTexRefGetAddress_v2");
+    cubind_mock_begin("cuTexRefGetAddress_v2", __builtin_return_address(0));
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     return (CUresult)cubind_mock_status();
@@ -3815,7 +3815,7 @@ MOCK_API CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
 
 MOCK_API CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
 {
-    cubind_mock_begin("cuTexRefGetArray");
+    cubind_mock_begin("cuTexRefGetArray", __builtin_return_address(0));
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     return (CUresult)cubind_mock_status();
@@ -3824,7 +3824,7 @@ MOCK_API CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
 {
-    cubind_mock_begin("cuTexRefGetMipmappedArray");
+    cubind_mock_begin("cuTexRefGetMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&phMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     return (CUresult)cubind_mock_status();
@@ -3833,7 +3833,7 @@ MOCK_API CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, 
 
 MOCK_API CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)
 {
-    cubind_mock_begin("cuTexRefGetAddressMode");
+    cubind_mock_begin("cuTexRefGetAddressMode", __builtin_return_address(0));
     cubind_mock_arg(&pam, sizeof(CUaddress_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dim, sizeof(int));
@@ -3843,7 +3843,7 @@ MOCK_API CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
-    cubind_mock_begin("cuTexRefGetFilterMode");
+    cubind_mock_begin("cuTexRefGetFilterMode", __builtin_return_address(0));
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     return (CUresult)cubind_mock_status();
@@ -3852,7 +3852,7 @@ MOCK_API CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 
 MOCK_API CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)
 {
-    cubind_mock_begin("cuTexRefGetFormat");
+    cubind_mock_begin("cuTexRefGetFormat", __builtin_return_address(0));
     cubind_mock_arg(&pFormat, sizeof(CUarray_format *));
     cubind_mock_arg(&pNumChannels, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
@@ -3862,7 +3862,7 @@ MOCK_API CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
-    cubind_mock_begin("cuTexRefGetMipmapFilterMode");
+    cubind_mock_begin("cuTexRefGetMipmapFilterMode", __builtin_return_address(0));
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     return (CUresult)cubind_mock_status();
@@ -3871,7 +3871,7 @@ MOCK_API CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexR
 
 MOCK_API CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
 {
-    cubind_mock_begin("cuTexRefGetMipmapLevelBias");
+    cubind_mock_begin("cuTexRefGetMipmapLevelBias", __builtin_return_address(0));
     cubind_mock_arg(&pbias, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     return (CUresult)cubind_mock_status();
@@ -3880,7 +3880,7 @@ MOCK_API CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)
 {
-    cubind_mock_begin("cuTexRefGetMipmapLevelClamp");
+    cubind_mock_begin("cuTexRefGetMipmapLevelClamp", __builtin_return_address(0));
     cubind_mock_arg(&pminMipmapLevelClamp, sizeof(float *));
     cubind_mock_arg(&pmaxMipmapLevelClamp, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
@@ -3890,7 +3890,7 @@ MOCK_API CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float
 
 MOCK_API CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
 {
-    cubind_mock_begin("cuTexRefGetMaxAnisotropy");
+    cubind_mock_begin("cuTexRefGetMaxAnisotropy", __builtin_return_address(0));
     cubind_mock_arg(&pmaxAniso, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     return (CUresult)cubind_mock_status();
@@ -3899,7 +3899,7 @@ MOCK_API CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
 {
-    cubind_mock_begin("cuTexRefGetBorderColor");
+    cubind_mock_begin("cuTexRefGetBorderColor", __builtin_return_address(0));
     cubind_mock_arg(&pBorderColor, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     return (CUresult)cubind_mock_status();
@@ -3908,7 +3908,7 @@ MOCK_API CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
 
 MOCK_API CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
 {
-    cubind_mock_begin("cuTexRefGetFlags");
+    cubind_mock_begin("cuTexRefGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     return (CUresult)cubind_mock_status();
@@ -3917,7 +3917,7 @@ MOCK_API CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexRefCreate(CUtexref *pTexRef)
 {
-    cubind_mock_begin("cuTexRefCreate");
+    cubind_mock_begin("cuTexRefCreate", __builtin_return_address(0));
     cubind_mock_arg(&pTexRef, sizeof(CUtexref *));
     return (CUresult)cubind_mock_status();
 }
@@ -3925,7 +3925,7 @@ MOCK_API CUresult cuTexRefCreate(CUtexref *pTexRef)
 
 MOCK_API CUresult cuTexRefDestroy(CUtexref hTexRef)
 {
-    cubind_mock_begin("cuTexRefDestroy");
+    cubind_mock_begin("cuTexRefDestroy", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     return (CUresult)cubind_mock_status();
 }
@@ -3933,7 +3933,7 @@ MOCK_API CUresult cuTexRefDestroy(CUtexref hTexRef)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
 {
-    cubind_mock_begin("cuSurfRefSetArray");
+    cubind_mock_begin("cuSurfRefSetArray", __builtin_return_address(0));
     cubind_mock_arg(&hSurfRef, sizeof(CUsurfref));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
@@ -3943,7 +3943,7 @@ MOCK_API CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned
 
 MOCK_API CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
 {
-    cubind_mock_begin("cuSurfRefGetArray");
+    cubind_mock_begin("cuSurfRefGetArray", __builtin_return_address(0));
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hSurfRef, sizeof(CUsurfref));
     return (CUresult)cubind_mock_status();
@@ -3952,7 +3952,7 @@ MOCK_API CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
 {
-    cubind_mock_begin("cuTexObjectCreate");
+    cubind_mock_begin("cuTexObjectCreate", __builtin_return_address(0));
     cubind_mock_arg(&pTexObject, sizeof(CUtexObject *));
     cubind_mock_arg(&pResDesc, sizeof(const CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&pTexDesc, sizeof(const CUDA_TEXTURE_DESC *));
@@ -3963,7 +3963,7 @@ MOCK_API CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE
 
 MOCK_API CUresult cuTexObjectDestroy(CUtexObject texObject)
 {
-    cubind_mock_begin("cuTexObjectDestroy");
+    cubind_mock_begin("cuTexObjectDestroy", __builtin_return_address(0));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
     return (CUresult)cubind_mock_status();
 }
@@ -3971,7 +3971,7 @@ MOCK_API CUresult cuTexObjectDestroy(CUtexObject texObject)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
 {
-    cubind_mock_begin("cuTexObjectGetResourceDesc");
+    cubind_mock_begin("cuTexObjectGetResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
     return (CUresult)cubind_mock_status();
@@ -3980,7 +3980,7 @@ MOCK_API CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtex
 
 MOCK_API CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
 {
-    cubind_mock_begin("cuTexObjectGetTextureDesc");
+    cubind_mock_begin("cuTexObjectGetTextureDesc", __builtin_return_address(0));
     cubind_mock_arg(&pTexDesc, sizeof(CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
     return (CUresult)cubind_mock_status();
@@ -3989,7 +3989,7 @@ MOCK_API CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexOb
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
 {
-    cubind_mock_begin("cuTexObjectGetResourceViewDesc");
+    cubind_mock_begin("cuTexObjectGetResourceViewDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResViewDesc, sizeof(CUDA_RESOURCE_VIEW_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
     return (CUresult)cubind_mock_status();
@@ -3998,7 +3998,7 @@ MOCK_API CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResVi
 
 MOCK_API CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)
 {
-    cubind_mock_begin("cuSurfObjectCreate");
+    cubind_mock_begin("cuSurfObjectCreate", __builtin_return_address(0));
     cubind_mock_arg(&pSurfObject, sizeof(CUsurfObject *));
     cubind_mock_arg(&pResDesc, sizeof(const CUDA_RESOURCE_DESC *));
     return (CUresult)cubind_mock_status();
@@ -4007,7 +4007,7 @@ MOCK_API CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOU
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuSurfObjectDestroy(CUsurfObject surfObject)
 {
-    cubind_mock_begin("cuSurfObjectDestroy");
+    cubind_mock_begin("cuSurfObjectDestroy", __builtin_return_address(0));
     cubind_mock_arg(&surfObject, sizeof(CUsurfObject));
     return (CUresult)cubind_mock_status();
 }
@@ -4015,7 +4015,7 @@ MOCK_API CUresult cuSurfObjectDestroy(CUsurfObject surfObject)
 
 MOCK_API CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
 {
-    cubind_mock_begin("cuSurfObjectGetResourceDesc");
+    cubind_mock_begin("cuSurfObjectGetResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&surfObject, sizeof(CUsurfObject));
     return (CUresult)cubind_mock_status();
@@ -4024,7 +4024,7 @@ MOCK_API CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
-    cubind_mock_begin("cuTensorMapEncodeTiled");
+    cubind_mock_begin("cuTensorMapEncodeTiled", __builtin_return_address(0));
     cubind_mock_arg(&tensorMap, sizeof(CUtensorMap *));
     cubind_mock_arg(&tensorDataType, sizeof(CUtensorMapDataType));
     cubind_mock_arg(&tensorRank, sizeof(cuuint32_t));
@@ -4043,7 +4043,7 @@ MOCK_API CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapData
 
 MOCK_API CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
-    cubind_mock_begin("cuTensorMapEncodeIm2col");
+    cubind_mock_begin("cuTensorMapEncodeIm2col", __builtin_return_address(0));
     cubind_mock_arg(&tensorMap, sizeof(CUtensorMap *));
     cubind_mock_arg(&tensorDataType, sizeof(CUtensorMapDataType));
     cubind_mock_arg(&tensorRank, sizeof(cuuint32_t));
@@ -4065,7 +4065,7 @@ MOCK_API CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDat
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
-    cubind_mock_begin("cuTensorMapEncodeIm2colWide");
+    cubind_mock_begin("cuTensorMapEncodeIm2colWide", __builtin_return_address(0));
     cubind_mock_arg(&tensorMap, sizeof(CUtensorMap *));
     cubind_mock_arg(&tensorDataType, sizeof(CUtensorMapDataType));
     cubind_mock_arg(&tensorRank, sizeof(cuuint32_t));
@@ -4088,7 +4088,7 @@ MOCK_API CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMa
 
 MOCK_API CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)
 {
-    cubind_mock_begin("cuTensorMapReplaceAddress");
+    cubind_mock_begin("cuTensorMapReplaceAddress", __builtin_return_address(0));
     cubind_mock_arg(&tensorMap, sizeof(CUtensorMap *));
     cubind_mock_arg(&globalAddress, sizeof(void *));
     return (CUresult)cubind_mock_status();
@@ -4097,7 +4097,7 @@ MOCK_API CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *global
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
-    cubind_mock_begin("cuDeviceCanAccessPeer");
+    cubind_mock_begin("cuDeviceCanAccessPeer", __builtin_return_address(0));
     cubind_mock_arg(&canAccessPeer, sizeof(int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&peerDev, sizeof(CUdevice));
@@ -4107,7 +4107,7 @@ MOCK_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevi
 
 MOCK_API CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
 {
-    cubind_mock_begin("cuCtxEnablePeerAccess");
+    cubind_mock_begin("cuCtxEnablePeerAccess", __builtin_return_address(0));
     cubind_mock_arg(&peerContext, sizeof(CUcontext));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
@@ -4116,7 +4116,7 @@ MOCK_API CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flag
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxDisablePeerAccess(CUcontext peerContext)
 {
-    cubind_mock_begin("cuCtxDisablePeerAccess");
+    cubind_mock_begin("cuCtxDisablePeerAccess", __builtin_return_address(0));
     cubind_mock_arg(&peerContext, sizeof(CUcontext));
     return (CUresult)cubind_mock_status();
 }
@@ -4124,7 +4124,7 @@ MOCK_API CUresult cuCtxDisablePeerAccess(CUcontext peerContext)
 
 MOCK_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)
 {
-    cubind_mock_begin("cuDeviceGetP2PAttribute");
+    cubind_mock_begin("cuDeviceGetP2PAttribute", __builtin_return_address(0));
     cubind_mock_arg(&value, sizeof(int *));
     cubind_mock_arg(&attrib, sizeof(CUdevice_P2PAttribute));
     cubind_mock_arg(&srcDevice, sizeof(CUdevice));
@@ -4135,7 +4135,7 @@ MOCK_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
 {
-    cubind_mock_begin("cuDeviceGetP2PAtomicCapabilities");
+    cubind_mock_begin("cuDeviceGetP2PAtomicCapabilities", __builtin_return_address(0));
     cubind_mock_arg(&capabilities, sizeof(unsigned int *));
     cubind_mock_arg(&operations, sizeof(const CUatomicOperation *));
     cubind_mock_arg(&count, sizeof(unsigned int));
@@ -4147,7 +4147,7 @@ MOCK_API CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, c
 
 MOCK_API CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource)
 {
-    cubind_mock_begin("cuGraphicsUnregisterResource");
+    cubind_mock_begin("cuGraphicsUnregisterResource", __builtin_return_address(0));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
     return (CUresult)cubind_mock_status();
 }
@@ -4155,7 +4155,7 @@ MOCK_API CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
-    cubind_mock_begin("cuGraphicsSubResourceGetMappedArray");
+    cubind_mock_begin("cuGraphicsSubResourceGetMappedArray", __builtin_return_address(0));
     cubind_mock_arg(&pArray, sizeof(CUarray *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
     cubind_mock_arg(&arrayIndex, sizeof(unsigned int));
@@ -4166,7 +4166,7 @@ MOCK_API CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphic
 
 MOCK_API CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)
 {
-    cubind_mock_begin("cuGraphicsResourceGetMappedMipmappedArray");
+    cubind_mock_begin("cuGraphicsResourceGetMappedMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&pMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
     return (CUresult)cubind_mock_status();
@@ -4175,7 +4175,7 @@ MOCK_API CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pM
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)
 {
-    cubind_mock_begin("cuGraphicsResourceGetMappedPointer_v2");
+    cubind_mock_begin("cuGraphicsResourceGetMappedPointer_v2", __builtin_return_address(0));
     cubind_mock_arg(&pDevPtr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&pSize, sizeof(size_t *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
@@ -4185,7 +4185,7 @@ MOCK_API CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, si
 
 MOCK_API CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)
 {
-    cubind_mock_begin("cuGraphicsResourceSetMapFlags_v2");
+    cubind_mock_begin("cuGraphicsResourceSetMapFlags_v2", __builtin_return_address(0));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
@@ -4194,7 +4194,7 @@ MOCK_API CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
-    cubind_mock_begin("cuGraphicsMapResources");
+    cubind_mock_begin("cuGraphicsMapResources", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
@@ -4204,7 +4204,7 @@ MOCK_API CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource 
 
 MOCK_API CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
-    cubind_mock_begin("cuGraphicsUnmapResources");
+    cubind_mock_begin("cuGraphicsUnmapResources", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
@@ -4214,7 +4214,7 @@ MOCK_API CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResourc
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
 {
-    cubind_mock_begin("cuGetProcAddress_v2");
+    cubind_mock_begin("cuGetProcAddress_v2", __builtin_return_address(0));
     cubind_mock_arg(&symbol, sizeof(const char *));
     cubind_mock_arg(&pfn, sizeof(void **));
     cubind_mock_arg(&cudaVersion, sizeof(int));
@@ -4226,7 +4226,7 @@ MOCK_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVe
 
 MOCK_API CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
-    cubind_mock_begin("cuCoredumpGetAttribute");
+    cubind_mock_begin("cuCoredumpGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
@@ -4236,7 +4236,7 @@ MOCK_API CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
-    cubind_mock_begin("cuCoredumpGetAttributeGlobal");
+    cubind_mock_begin("cuCoredumpGetAttributeGlobal", __builtin_return_address(0));
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
@@ -4246,7 +4246,7 @@ MOCK_API CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *
 
 MOCK_API CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
-    cubind_mock_begin("cuCoredumpSetAttribute");
+    cubind_mock_begin("cuCoredumpSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
@@ -4256,7 +4256,7 @@ MOCK_API CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
-    cubind_mock_begin("cuCoredumpSetAttributeGlobal");
+    cubind_mock_begin("cuCoredumpSetAttributeGlobal", __builtin_return_address(0));
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
@@ -4266,7 +4266,7 @@ MOCK_API CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *
 
 MOCK_API CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
 {
-    cubind_mock_begin("cuGetExportTable");
+    cubind_mock_begin("cuGetExportTable", __builtin_return_address(0));
     cubind_mock_arg(&ppExportTable, sizeof(const void **));
     cubind_mock_arg(&pExportTableId, sizeof(const CUuuid *));
     return (CUresult)cubind_mock_status();
@@ -4275,7 +4275,7 @@ MOCK_API CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pEx
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
 {
-    cubind_mock_begin("cuGreenCtxCreate");
+    cubind_mock_begin("cuGreenCtxCreate", __builtin_return_address(0));
     cubind_mock_arg(&phCtx, sizeof(CUgreenCtx *));
     cubind_mock_arg(&desc, sizeof(CUdevResourceDesc));
     cubind_mock_arg(&dev, sizeof(CUdevice));
@@ -4286,7 +4286,7 @@ MOCK_API CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CU
 
 MOCK_API CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)
 {
-    cubind_mock_begin("cuGreenCtxDestroy");
+    cubind_mock_begin("cuGreenCtxDestroy", __builtin_return_address(0));
     cubind_mock_arg(&hCtx, sizeof(CUgreenCtx));
     return (CUresult)cubind_mock_status();
 }
@@ -4294,7 +4294,7 @@ MOCK_API CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
 {
-    cubind_mock_begin("cuCtxFromGreenCtx");
+    cubind_mock_begin("cuCtxFromGreenCtx", __builtin_return_address(0));
     cubind_mock_arg(&pContext, sizeof(CUcontext *));
     cubind_mock_arg(&hCtx, sizeof(CUgreenCtx));
     return (CUresult)cubind_mock_status();
@@ -4303,7 +4303,7 @@ MOCK_API CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
 
 MOCK_API CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)
 {
-    cubind_mock_begin("cuDeviceGetDevResource");
+    cubind_mock_begin("cuDeviceGetDevResource", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice));
     cubind_mock_arg(&resource, sizeof(CUdevResource *));
     cubind_mock_arg(&type, sizeof(CUdevResourceType));
@@ -4313,7 +4313,7 @@ MOCK_API CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resourc
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)
 {
-    cubind_mock_begin("cuCtxGetDevResource");
+    cubind_mock_begin("cuCtxGetDevResource", __builtin_return_address(0));
     cubind_mock_arg(&hCtx, sizeof(CUcontext));
     cubind_mock_arg(&resource, sizeof(CUdevResource *));
     cubind_mock_arg(&type, sizeof(CUdevResourceType));
@@ -4323,7 +4323,7 @@ MOCK_API CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, C
 
 MOCK_API CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)
 {
-    cubind_mock_begin("cuGreenCtxGetDevResource");
+    cubind_mock_begin("cuGreenCtxGetDevResource", __builtin_return_address(0));
     cubind_mock_arg(&hCtx, sizeof(CUgreenCtx));
     cubind_mock_arg(&resource, sizeof(CUdevResource *));
     cubind_mock_arg(&type, sizeof(CUdevResourceType));
@@ -4333,7 +4333,7 @@ MOCK_API CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resou
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)
 {
-    cubind_mock_begin("cuDevSmResourceSplitByCount");
+    cubind_mock_begin("cuDevSmResourceSplitByCount", __builtin_return_address(0));
     cubind_mock_arg(&result, sizeof(CUdevResource *));
     cubind_mock_arg(&nbGroups, sizeof(unsigned int *));
     cubind_mock_arg(&input, sizeof(const CUdevResource *));
@@ -4346,7 +4346,7 @@ MOCK_API CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned in
 
 MOCK_API CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)
 {
-    cubind_mock_begin("cuDevResourceGenerateDesc");
+    cubind_mock_begin("cuDevResourceGenerateDesc", __builtin_return_address(0));
     cubind_mock_arg(&phDesc, sizeof(CUdevResourceDesc *));
     cubind_mock_arg(&resources, sizeof(CUdevResource *));
     cubind_mock_arg(&nbResources, sizeof(unsigned int));
@@ -4356,7 +4356,7 @@ MOCK_API CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevReso
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
-    cubind_mock_begin("cuGreenCtxRecordEvent");
+    cubind_mock_begin("cuGreenCtxRecordEvent", __builtin_return_address(0));
     cubind_mock_arg(&hCtx, sizeof(CUgreenCtx));
     cubind_mock_arg(&hEvent, sizeof(CUevent));
     return (CUresult)cubind_mock_status();
@@ -4365,7 +4365,7 @@ MOCK_API CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
 
 MOCK_API CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
-    cubind_mock_begin("cuGreenCtxWaitEvent");
+    cubind_mock_begin("cuGreenCtxWaitEvent", __builtin_return_address(0));
     cubind_mock_arg(&hCtx, sizeof(CUgreenCtx));
     cubind_mock_arg(&hEvent, sizeof(CUevent));
     return (CUresult)cubind_mock_status();
@@ -4374,7 +4374,7 @@ MOCK_API CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
 {
-    cubind_mock_begin("cuStreamGetGreenCtx");
+    cubind_mock_begin("cuStreamGetGreenCtx", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&phCtx, sizeof(CUgreenCtx *));
     return (CUresult)cubind_mock_status();
@@ -4383,7 +4383,7 @@ MOCK_API CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
 
 MOCK_API CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
 {
-    cubind_mock_begin("cuGreenCtxStreamCreate");
+    cubind_mock_begin("cuGreenCtxStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&greenCtx, sizeof(CUgreenCtx));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -4394,7 +4394,7 @@ MOCK_API CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)
 {
-    cubind_mock_begin("cuGreenCtxGetId");
+    cubind_mock_begin("cuGreenCtxGetId", __builtin_return_address(0));
     cubind_mock_arg(&greenCtx, sizeof(CUgreenCtx));
     cubind_mock_arg(&greenCtxId, sizeof(unsigned long long *));
     return (CUresult)cubind_mock_status();
@@ -4403,7 +4403,7 @@ MOCK_API CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *green
 
 MOCK_API CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)
 {
-    cubind_mock_begin("cuLogsRegisterCallback");
+    cubind_mock_begin("cuLogsRegisterCallback", __builtin_return_address(0));
     cubind_mock_arg(&callbackFunc, sizeof(CUlogsCallback));
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback_out, sizeof(CUlogsCallbackHandle *));
@@ -4413,7 +4413,7 @@ MOCK_API CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *user
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
 {
-    cubind_mock_begin("cuLogsUnregisterCallback");
+    cubind_mock_begin("cuLogsUnregisterCallback", __builtin_return_address(0));
     cubind_mock_arg(&callback, sizeof(CUlogsCallbackHandle));
     return (CUresult)cubind_mock_status();
 }
@@ -4421,7 +4421,7 @@ MOCK_API CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
 
 MOCK_API CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)
 {
-    cubind_mock_begin("cuLogsCurrent");
+    cubind_mock_begin("cuLogsCurrent", __builtin_return_address(0));
     cubind_mock_arg(&iterator_out, sizeof(CUlogIterator *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     return (CUresult)cubind_mock_status();
@@ -4430,7 +4430,7 @@ MOCK_API CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
-    cubind_mock_begin("cuLogsDumpToFile");
+    cubind_mock_begin("cuLogsDumpToFile", __builtin_return_address(0));
     cubind_mock_arg(&iterator, sizeof(CUlogIterator *));
     cubind_mock_arg(&pathToFile, sizeof(const char *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -4440,7 +4440,7 @@ MOCK_API CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFi
 
 MOCK_API CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
-    cubind_mock_begin("cuLogsDumpToMemory");
+    cubind_mock_begin("cuLogsDumpToMemory", __builtin_return_address(0));
     cubind_mock_arg(&iterator, sizeof(CUlogIterator *));
     cubind_mock_arg(&buffer, sizeof(char *));
     cubind_mock_arg(&size, sizeof(size_t *));
@@ -4451,7 +4451,7 @@ MOCK_API CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
 {
-    cubind_mock_begin("cuCheckpointProcessGetRestoreThreadId");
+    cubind_mock_begin("cuCheckpointProcessGetRestoreThreadId", __builtin_return_address(0));
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&tid, sizeof(int *));
     return (CUresult)cubind_mock_status();
@@ -4460,7 +4460,7 @@ MOCK_API CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
 
 MOCK_API CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)
 {
-    cubind_mock_begin("cuCheckpointProcessGetState");
+    cubind_mock_begin("cuCheckpointProcessGetState", __builtin_return_address(0));
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&state, sizeof(CUprocessState *));
     return (CUresult)cubind_mock_status();
@@ -4469,7 +4469,7 @@ MOCK_API CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)
 {
-    cubind_mock_begin("cuCheckpointProcessLock");
+    cubind_mock_begin("cuCheckpointProcessLock", __builtin_return_address(0));
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&args, sizeof(CUcheckpointLockArgs *));
     return (CUresult)cubind_mock_status();
@@ -4478,7 +4478,7 @@ MOCK_API CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)
 
 MOCK_API CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)
 {
-    cubind_mock_begin("cuCheckpointProcessCheckpoint");
+    cubind_mock_begin("cuCheckpointProcessCheckpoint", __builtin_return_address(0));
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&args, sizeof(CUcheckpointCheckpointArgs *));
     return (CUresult)cubind_mock_status();
@@ -4487,7 +4487,7 @@ MOCK_API CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointA
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)
 {
-    cubind_mock_begin("cuCheckpointProcessRestore");
+    cubind_mock_begin("cuCheckpointProcessRestore", __builtin_return_address(0));
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&args, sizeof(CUcheckpointRestoreArgs *));
     return (CUresult)cubind_mock_status();
@@ -4496,7 +4496,7 @@ MOCK_API CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *a
 
 MOCK_API CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 {
-    cubind_mock_begin("cuCheckpointProcessUnlock");
+    cubind_mock_begin("cuCheckpointProcessUnlock", __builtin_return_address(0));
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&args, sizeof(CUcheckpointUnlockArgs *));
     return (CUresult)cubind_mock_status();

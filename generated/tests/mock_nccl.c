@@ -15,7 +15,7 @@
 
 MOCK_API ncclResult_t ncclMemAlloc(void **ptr, size_t size)
 {
-    cubind_mock_begin("ncclMemAlloc");
+    cubind_mock_begin("ncclMemAlloc", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     return (ncclResult_t)cubind_mock_status();
@@ -24,7 +24,7 @@ MOCK_API ncclResult_t ncclMemAlloc(void **ptr, size_t size)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclMemFree(void *ptr)
 {
-    cubind_mock_begin("ncclMemFree");
+    cubind_mock_begin("ncclMemFree", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(void *));
     return (ncclResult_t)cubind_mock_status();
 }
@@ -32,7 +32,7 @@ MOCK_API ncclResult_t ncclMemFree(void *ptr)
 
 MOCK_API ncclResult_t ncclGetVersion(int *version)
 {
-    cubind_mock_begin("ncclGetVersion");
+    cubind_mock_begin("ncclGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnccl reports it (encoded) */
@@ -56,7 +56,7 @@ MOCK_API ncclResult_t ncclGetVersion(int *version)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
-    cubind_mock_begin("ncclGetUniqueId");
+    cubind_mock_begin("ncclGetUniqueId", __builtin_return_address(0));
     cubind_mock_arg(&uniqueId, sizeof(ncclUniqueId *));
     return (ncclResult_t)cubind_mock_status();
 }
@@ -64,7 +64,7 @@ MOCK_API ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
 
 MOCK_API ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
-    cubind_mock_begin("ncclCommInitRankConfig");
+    cubind_mock_begin("ncclCommInitRankConfig", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t *));
     cubind_mock_arg(&nranks, sizeof(int));
     cubind_mock_arg(&commId, sizeof(ncclUniqueId));
@@ -76,7 +76,7 @@ MOCK_API ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclU
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
-    cubind_mock_begin("ncclCommInitRank");
+    cubind_mock_begin("ncclCommInitRank", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t *));
     cubind_mock_arg(&nranks, sizeof(int));
     cubind_mock_arg(&commId, sizeof(ncclUniqueId));
@@ -87,7 +87,7 @@ MOCK_API ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueI
 
 MOCK_API ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
-    cubind_mock_begin("ncclCommInitAll");
+    cubind_mock_begin("ncclCommInitAll", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t *));
     cubind_mock_arg(&ndev, sizeof(int));
     cubind_mock_arg(&devlist, sizeof(const int *));
@@ -97,7 +97,7 @@ MOCK_API ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *dev
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclCommFinalize(ncclComm_t comm)
 {
-    cubind_mock_begin("ncclCommFinalize");
+    cubind_mock_begin("ncclCommFinalize", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
     return (ncclResult_t)cubind_mock_status();
 }
@@ -105,7 +105,7 @@ MOCK_API ncclResult_t ncclCommFinalize(ncclComm_t comm)
 
 MOCK_API ncclResult_t ncclCommDestroy(ncclComm_t comm)
 {
-    cubind_mock_begin("ncclCommDestroy");
+    cubind_mock_begin("ncclCommDestroy", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
     return (ncclResult_t)cubind_mock_status();
 }
@@ -113,7 +113,7 @@ MOCK_API ncclResult_t ncclCommDestroy(ncclComm_t comm)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclCommAbort(ncclComm_t comm)
 {
-    cubind_mock_begin("ncclCommAbort");
+    cubind_mock_begin("ncclCommAbort", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
     return (ncclResult_t)cubind_mock_status();
 }
@@ -121,7 +121,7 @@ MOCK_API ncclResult_t ncclCommAbort(ncclComm_t comm)
 
 MOCK_API ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
-    cubind_mock_begin("ncclCommRevoke");
+    cubind_mock_begin("ncclCommRevoke", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
     cubind_mock_arg(&revokeFlags, sizeof(int));
     return (ncclResult_t)cubind_mock_status();
@@ -130,7 +130,7 @@ MOCK_API ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
-    cubind_mock_begin("ncclCommSplit");
+    cubind_mock_begin("ncclCommSplit", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
     cubind_mock_arg(&color, sizeof(int));
     cubind_mock_arg(&key, sizeof(int));
@@ -142,7 +142,7 @@ MOCK_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclCom
 
 MOCK_API ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
-    cubind_mock_begin("ncclCommShrink");
+    cubind_mock_begin("ncclCommShrink", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
     cubind_mock_arg(&excludeRanksList, sizeof(int *));
     cubind_mock_arg(&excludeRanksCount, sizeof(int));
@@ -155,7 +155,7 @@ MOCK_API ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
-    cubind_mock_begin("ncclCommInitRankScalable");
+    cubind_mock_begin("ncclCommInitRankScalable", __builtin_return_address(0));
     cubind_mock_arg(&newcomm, sizeof(ncclComm_t *));
     cubind_mock_arg(&nranks, sizeof(int));
     cubind_mock_arg(&myrank, sizeof(int));
@@ -168,7 +168,7 @@ MOCK_API ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, 
 
 MOCK_API const char *ncclGetErrorString(ncclResult_t result)
 {
-    cubind_mock_begin("ncclGetErrorString");
+    cubind_mock_begin("ncclGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&result, sizeof(ncclResult_t));
     return (const char *)cubind_mock_return();
 }
@@ -176,7 +176,7 @@ MOCK_API const char *ncclGetErrorString(ncclResult_t result)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API const char *ncclGetLastError(ncclComm_t comm)
 {
-    cubind_mock_begin("ncclGetLastError");
+    cubind_mock_begin("ncclGetLastError", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
     return (const char *)cubind_mock_return();
 }
@@ -184,13 +184,13 @@ MOCK_API const char *ncclGetLastError(ncclComm_t comm)
 
 MOCK_API void ncclResetDebugInit(void)
 {
-    cubind_mock_begin("ncclResetDebugInit");
+    cubind_mock_begin("ncclResetDebugInit", __builtin_return_address(0));
 }
 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
-    cubind_mock_begin("ncclCommGetAsyncError");
+    cubind_mock_begin("ncclCommGetAsyncError", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
     cubind_mock_arg(&asyncError, sizeof(ncclResult_t *));
     return (ncclResult_t)cubind_mock_status();
@@ -199,7 +199,7 @@ MOCK_API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async
 
 MOCK_API ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)
 {
-    cubind_mock_begin("ncclCommCount");
+    cubind_mock_begin("ncclCommCount", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(const ncclComm_t));
     cubind_mock_arg(&count, sizeof(int *));
     return (ncclResult_t)cubind_mock_status();
@@ -208,7 +208,7 @@ MOCK_API ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)
 {
-    cubind_mock_begin("ncclCommCuDevice");
+    cubind_mock_begin("ncclCommCuDevice", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(const ncclComm_t));
     cubind_mock_arg(&device, sizeof(int *));
     return (ncclResult_t)cubind_mock_status();
@@ -217,7 +217,7 @@ MOCK_API ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)
 
 MOCK_API ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)
 {
-    cubind_mock_begin("ncclCommUserRank");
+    cubind_mock_begin("ncclCommUserRank", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(const ncclComm_t));
     cubind_mock_arg(&rank, sizeof(int *));
     return (ncclResult_t)cubind_mock_status();
@@ -226,7 +226,7 @@ MOCK_API ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
-    cubind_mock_begin("ncclCommRegister");
+    cubind_mock_begin("ncclCommRegister", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(const ncclComm_t));
     cubind_mock_arg(&buff, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t));
@@ -237,7 +237,7 @@ MOCK_API ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t
 
 MOCK_API ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)
 {
-    cubind_mock_begin("ncclCommDeregister");
+    cubind_mock_begin("ncclCommDeregister", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(const ncclComm_t));
     cubind_mock_arg(&handle, sizeof(void *));
     return (ncclResult_t)cubind_mock_status();
@@ -246,7 +246,7 @@ MOCK_API ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
-    cubind_mock_begin("ncclCommWindowRegister");
+    cubind_mock_begin("ncclCommWindowRegister", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
     cubind_mock_arg(&buff, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t));
@@ -258,7 +258,7 @@ MOCK_API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t
 
 MOCK_API ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
 {
-    cubind_mock_begin("ncclCommWindowDeregister");
+    cubind_mock_begin("ncclCommWindowDeregister", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
     cubind_mock_arg(&win, sizeof(ncclWindow_t));
     return (ncclResult_t)cubind_mock_status();
@@ -267,7 +267,7 @@ MOCK_API ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
-    cubind_mock_begin("ncclRedOpCreatePreMulSum");
+    cubind_mock_begin("ncclRedOpCreatePreMulSum", __builtin_return_address(0));
     cubind_mock_arg(&op, sizeof(ncclRedOp_t *));
     cubind_mock_arg(&scalar, sizeof(void *));
     cubind_mock_arg(&datatype, sizeof(ncclDataType_t));
@@ -279,7 +279,7 @@ MOCK_API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, nc
 
 MOCK_API ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    cubind_mock_begin("ncclRedOpDestroy");
+    cubind_mock_begin("ncclRedOpDestroy", __builtin_return_address(0));
     cubind_mock_arg(&op, sizeof(ncclRedOp_t));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
     return (ncclResult_t)cubind_mock_status();
@@ -288,7 +288,7 @@ MOCK_API ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind_mock_begin("ncclReduce");
+    cubind_mock_begin("ncclReduce", __builtin_return_address(0));
     cubind_mock_arg(&sendbuff, sizeof(const void *));
     cubind_mock_arg(&recvbuff, sizeof(void *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -303,7 +303,7 @@ MOCK_API ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t co
 
 MOCK_API ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind_mock_begin("ncclBcast");
+    cubind_mock_begin("ncclBcast", __builtin_return_address(0));
     cubind_mock_arg(&buff, sizeof(void *));
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&datatype, sizeof(ncclDataType_t));
@@ -316,7 +316,7 @@ MOCK_API ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatyp
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind_mock_begin("ncclBroadcast");
+    cubind_mock_begin("ncclBroadcast", __builtin_return_address(0));
     cubind_mock_arg(&sendbuff, sizeof(const void *));
     cubind_mock_arg(&recvbuff, sizeof(void *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -330,7 +330,7 @@ MOCK_API ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t
 
 MOCK_API ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind_mock_begin("ncclAllReduce");
+    cubind_mock_begin("ncclAllReduce", __builtin_return_address(0));
     cubind_mock_arg(&sendbuff, sizeof(const void *));
     cubind_mock_arg(&recvbuff, sizeof(void *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -344,7 +344,7 @@ MOCK_API ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind_mock_begin("ncclReduceScatter");
+    cubind_mock_begin("ncclReduceScatter", __builtin_return_address(0));
     cubind_mock_arg(&sendbuff, sizeof(const void *));
     cubind_mock_arg(&recvbuff, sizeof(void *));
     cubind_mock_arg(&recvcount, sizeof(size_t));
@@ -358,7 +358,7 @@ MOCK_API ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, si
 
 MOCK_API ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind_mock_begin("ncclAllGather");
+    cubind_mock_begin("ncclAllGather", __builtin_return_address(0));
     cubind_mock_arg(&sendbuff, sizeof(const void *));
     cubind_mock_arg(&recvbuff, sizeof(void *));
     cubind_mock_arg(&sendcount, sizeof(size_t));
@@ -371,7 +371,7 @@ MOCK_API ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind_mock_begin("ncclAlltoAll");
+    cubind_mock_begin("ncclAlltoAll", __builtin_return_address(0));
     cubind_mock_arg(&sendbuff, sizeof(const void *));
     cubind_mock_arg(&recvbuff, sizeof(void *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -384,7 +384,7 @@ MOCK_API ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t 
 
 MOCK_API ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind_mock_begin("ncclGather");
+    cubind_mock_begin("ncclGather", __builtin_return_address(0));
     cubind_mock_arg(&sendbuff, sizeof(const void *));
     cubind_mock_arg(&recvbuff, sizeof(void *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -398,7 +398,7 @@ MOCK_API ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t co
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind_mock_begin("ncclScatter");
+    cubind_mock_begin("ncclScatter", __builtin_return_address(0));
     cubind_mock_arg(&sendbuff, sizeof(const void *));
     cubind_mock_arg(&recvbuff, sizeof(void *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -412,7 +412,7 @@ MOCK_API ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t c
 
 MOCK_API ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind_mock_begin("ncclSend");
+    cubind_mock_begin("ncclSend", __builtin_return_address(0));
     cubind_mock_arg(&sendbuff, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&datatype, sizeof(ncclDataType_t));
@@ -425,7 +425,7 @@ MOCK_API ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind_mock_begin("ncclRecv");
+    cubind_mock_begin("ncclRecv", __builtin_return_address(0));
     cubind_mock_arg(&recvbuff, sizeof(void *));
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&datatype, sizeof(ncclDataType_t));
@@ -438,21 +438,21 @@ MOCK_API ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t data
 
 MOCK_API ncclResult_t ncclGroupStart(void)
 {
-    cubind_mock_begin("ncclGroupStart");
+    cubind_mock_begin("ncclGroupStart", __builtin_return_address(0));
     return (ncclResult_t)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API ncclResult_t ncclGroupEnd(void)
 {
-    cubind_mock_begin("ncclGroupEnd");
+    cubind_mock_begin("ncclGroupEnd", __builtin_return_address(0));
     return (ncclResult_t)cubind_mock_status();
 }
 #endif
 
 MOCK_API ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
-    cubind_mock_begin("ncclGroupSimulateEnd");
+    cubind_mock_begin("ncclGroupSimulateEnd", __builtin_return_address(0));
     cubind_mock_arg(&simInfo, sizeof(ncclSimInfo_t *));
     return (ncclResult_t)cubind_mock_status();
 }

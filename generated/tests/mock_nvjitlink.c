@@ -15,7 +15,7 @@
 
 MOCK_API nvJitLinkResult __nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
 {
-    cubind_mock_begin("__nvJitLinkCreate_13_0");
+    cubind_mock_begin("__nvJitLinkCreate_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle *));
     cubind_mock_arg(&numOptions, sizeof(uint32_t));
     cubind_mock_arg(&options, sizeof(const char *const *));
@@ -25,7 +25,7 @@ MOCK_API nvJitLinkResult __nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvJitLinkResult __nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
 {
-    cubind_mock_begin("__nvJitLinkDestroy_13_0");
+    cubind_mock_begin("__nvJitLinkDestroy_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle *));
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -33,7 +33,7 @@ MOCK_API nvJitLinkResult __nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
 
 MOCK_API nvJitLinkResult __nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
-    cubind_mock_begin("__nvJitLinkAddData_13_0");
+    cubind_mock_begin("__nvJitLinkAddData_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&inputType, sizeof(nvJitLinkInputType));
     cubind_mock_arg(&data, sizeof(const void *));
@@ -45,7 +45,7 @@ MOCK_API nvJitLinkResult __nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLi
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvJitLinkResult __nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
-    cubind_mock_begin("__nvJitLinkAddFile_13_0");
+    cubind_mock_begin("__nvJitLinkAddFile_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&inputType, sizeof(nvJitLinkInputType));
     cubind_mock_arg(&fileName, sizeof(const char *));
@@ -55,7 +55,7 @@ MOCK_API nvJitLinkResult __nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLi
 
 MOCK_API nvJitLinkResult __nvJitLinkComplete_13_0(nvJitLinkHandle handle)
 {
-    cubind_mock_begin("__nvJitLinkComplete_13_0");
+    cubind_mock_begin("__nvJitLinkComplete_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -63,7 +63,7 @@ MOCK_API nvJitLinkResult __nvJitLinkComplete_13_0(nvJitLinkHandle handle)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvJitLinkResult __nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    cubind_mock_begin("__nvJitLinkGetLinkedCubinSize_13_0");
+    cubind_mock_begin("__nvJitLinkGetLinkedCubinSize_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
     return (nvJitLinkResult)cubind_mock_status();
@@ -72,7 +72,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle hand
 
 MOCK_API nvJitLinkResult __nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
 {
-    cubind_mock_begin("__nvJitLinkGetLinkedCubin_13_0");
+    cubind_mock_begin("__nvJitLinkGetLinkedCubin_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&cubin, sizeof(void *));
     return (nvJitLinkResult)cubind_mock_status();
@@ -81,7 +81,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvJitLinkResult __nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    cubind_mock_begin("__nvJitLinkGetLinkedPtxSize_13_0");
+    cubind_mock_begin("__nvJitLinkGetLinkedPtxSize_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
     return (nvJitLinkResult)cubind_mock_status();
@@ -90,7 +90,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle
 
 MOCK_API nvJitLinkResult __nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
 {
-    cubind_mock_begin("__nvJitLinkGetLinkedPtx_13_0");
+    cubind_mock_begin("__nvJitLinkGetLinkedPtx_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&ptx, sizeof(char *));
     return (nvJitLinkResult)cubind_mock_status();
@@ -99,7 +99,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, ch
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvJitLinkResult __nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    cubind_mock_begin("__nvJitLinkGetErrorLogSize_13_0");
+    cubind_mock_begin("__nvJitLinkGetErrorLogSize_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
     return (nvJitLinkResult)cubind_mock_status();
@@ -108,7 +108,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle,
 
 MOCK_API nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
 {
-    cubind_mock_begin("__nvJitLinkGetErrorLog_13_0");
+    cubind_mock_begin("__nvJitLinkGetErrorLog_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&log, sizeof(char *));
     return (nvJitLinkResult)cubind_mock_status();
@@ -117,7 +117,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, cha
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvJitLinkResult __nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    cubind_mock_begin("__nvJitLinkGetInfoLogSize_13_0");
+    cubind_mock_begin("__nvJitLinkGetInfoLogSize_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
     return (nvJitLinkResult)cubind_mock_status();
@@ -126,7 +126,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, 
 
 MOCK_API nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
 {
-    cubind_mock_begin("__nvJitLinkGetInfoLog_13_0");
+    cubind_mock_begin("__nvJitLinkGetInfoLog_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&log, sizeof(char *));
     return (nvJitLinkResult)cubind_mock_status();
@@ -134,7 +134,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char
 
 MOCK_API nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)
 {
-    cubind_mock_begin("nvJitLinkVersion");
+    cubind_mock_begin("nvJitLinkVersion", __builtin_return_address(0));
     cubind_mock_arg(&major, sizeof(unsigned int *));
     cubind_mock_arg(&minor, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) {

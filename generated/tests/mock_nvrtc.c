@@ -15,14 +15,14 @@
 
 MOCK_API const char *nvrtcGetErrorString(nvrtcResult result)
 {
-    cubind_mock_begin("nvrtcGetErrorString");
+    cubind_mock_begin("nvrtcGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&result, sizeof(nvrtcResult));
     return (const char *)cubind_mock_return();
 }
 
 MOCK_API nvrtcResult nvrtcVersion(int *major, int *minor)
 {
-    cubind_mock_begin("nvrtcVersion");
+    cubind_mock_begin("nvrtcVersion", __builtin_return_address(0));
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
     if (!cubind_mock_passthrough()) {
@@ -41,7 +41,7 @@ MOCK_API nvrtcResult nvrtcVersion(int *major, int *minor)
 
 MOCK_API nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)
 {
-    cubind_mock_begin("nvrtcGetNumSupportedArchs");
+    cubind_mock_begin("nvrtcGetNumSupportedArchs", __builtin_return_address(0));
     cubind_mock_arg(&numArchs, sizeof(int *));
     return (nvrtcResult)cubind_mock_status();
 }
@@ -49,7 +49,7 @@ MOCK_API nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)
 {
-    cubind_mock_begin("nvrtcGetSupportedArchs");
+    cubind_mock_begin("nvrtcGetSupportedArchs", __builtin_return_address(0));
     cubind_mock_arg(&supportedArchs, sizeof(int *));
     return (nvrtcResult)cubind_mock_status();
 }
@@ -57,7 +57,7 @@ MOCK_API nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)
 
 MOCK_API nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
-    cubind_mock_begin("nvrtcCreateProgram");
+    cubind_mock_begin("nvrtcCreateProgram", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram *));
     cubind_mock_arg(&src, sizeof(const char *));
     cubind_mock_arg(&name, sizeof(const char *));
@@ -70,7 +70,7 @@ MOCK_API nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, con
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)
 {
-    cubind_mock_begin("nvrtcDestroyProgram");
+    cubind_mock_begin("nvrtcDestroyProgram", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram *));
     return (nvrtcResult)cubind_mock_status();
 }
@@ -78,7 +78,7 @@ MOCK_API nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)
 
 MOCK_API nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
 {
-    cubind_mock_begin("nvrtcCompileProgram");
+    cubind_mock_begin("nvrtcCompileProgram", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&numOptions, sizeof(int));
     cubind_mock_arg(&options, sizeof(const char *const *));
@@ -88,7 +88,7 @@ MOCK_API nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, cons
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
 {
-    cubind_mock_begin("nvrtcGetPTXSize");
+    cubind_mock_begin("nvrtcGetPTXSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&ptxSizeRet, sizeof(size_t *));
     return (nvrtcResult)cubind_mock_status();
@@ -97,7 +97,7 @@ MOCK_API nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
 
 MOCK_API nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 {
-    cubind_mock_begin("nvrtcGetPTX");
+    cubind_mock_begin("nvrtcGetPTX", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&ptx, sizeof(char *));
     return (nvrtcResult)cubind_mock_status();
@@ -106,7 +106,7 @@ MOCK_API nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
 {
-    cubind_mock_begin("nvrtcGetCUBINSize");
+    cubind_mock_begin("nvrtcGetCUBINSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&cubinSizeRet, sizeof(size_t *));
     return (nvrtcResult)cubind_mock_status();
@@ -115,7 +115,7 @@ MOCK_API nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
 
 MOCK_API nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 {
-    cubind_mock_begin("nvrtcGetCUBIN");
+    cubind_mock_begin("nvrtcGetCUBIN", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&cubin, sizeof(char *));
     return (nvrtcResult)cubind_mock_status();
@@ -124,7 +124,7 @@ MOCK_API nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
-    cubind_mock_begin("nvrtcGetLTOIRSize");
+    cubind_mock_begin("nvrtcGetLTOIRSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&LTOIRSizeRet, sizeof(size_t *));
     return (nvrtcResult)cubind_mock_status();
@@ -133,7 +133,7 @@ MOCK_API nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
 
 MOCK_API nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
 {
-    cubind_mock_begin("nvrtcGetLTOIR");
+    cubind_mock_begin("nvrtcGetLTOIR", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&LTOIR, sizeof(char *));
     return (nvrtcResult)cubind_mock_status();
@@ -142,7 +142,7 @@ MOCK_API nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
 {
-    cubind_mock_begin("nvrtcGetOptiXIRSize");
+    cubind_mock_begin("nvrtcGetOptiXIRSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&optixirSizeRet, sizeof(size_t *));
     return (nvrtcResult)cubind_mock_status();
@@ -151,7 +151,7 @@ MOCK_API nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeR
 
 MOCK_API nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
 {
-    cubind_mock_begin("nvrtcGetOptiXIR");
+    cubind_mock_begin("nvrtcGetOptiXIR", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&optixir, sizeof(char *));
     return (nvrtcResult)cubind_mock_status();
@@ -160,7 +160,7 @@ MOCK_API nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
 {
-    cubind_mock_begin("nvrtcGetProgramLogSize");
+    cubind_mock_begin("nvrtcGetProgramLogSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&logSizeRet, sizeof(size_t *));
     return (nvrtcResult)cubind_mock_status();
@@ -169,7 +169,7 @@ MOCK_API nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRe
 
 MOCK_API nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 {
-    cubind_mock_begin("nvrtcGetProgramLog");
+    cubind_mock_begin("nvrtcGetProgramLog", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&log, sizeof(char *));
     return (nvrtcResult)cubind_mock_status();
@@ -178,7 +178,7 @@ MOCK_API nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
 {
-    cubind_mock_begin("nvrtcAddNameExpression");
+    cubind_mock_begin("nvrtcAddNameExpression", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&name_expression, sizeof(const char *const));
     return (nvrtcResult)cubind_mock_status();
@@ -187,7 +187,7 @@ MOCK_API nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const
 
 MOCK_API nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
-    cubind_mock_begin("nvrtcGetLoweredName");
+    cubind_mock_begin("nvrtcGetLoweredName", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&name_expression, sizeof(const char *const));
     cubind_mock_arg(&lowered_name, sizeof(const char **));
@@ -197,7 +197,7 @@ MOCK_API nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const na
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvrtcResult nvrtcGetPCHHeapSize(size_t *ret)
 {
-    cubind_mock_begin("nvrtcGetPCHHeapSize");
+    cubind_mock_begin("nvrtcGetPCHHeapSize", __builtin_return_address(0));
     cubind_mock_arg(&ret, sizeof(size_t *));
     return (nvrtcResult)cubind_mock_status();
 }
@@ -205,7 +205,7 @@ MOCK_API nvrtcResult nvrtcGetPCHHeapSize(size_t *ret)
 
 MOCK_API nvrtcResult nvrtcSetPCHHeapSize(size_t size)
 {
-    cubind_mock_begin("nvrtcSetPCHHeapSize");
+    cubind_mock_begin("nvrtcSetPCHHeapSize", __builtin_return_address(0));
     cubind_mock_arg(&size, sizeof(size_t));
     return (nvrtcResult)cubind_mock_status();
 }
@@ -213,7 +213,7 @@ MOCK_API nvrtcResult nvrtcSetPCHHeapSize(size_t size)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvrtcResult nvrtcGetPCHCreateStatus(nvrtcProgram prog)
 {
-    cubind_mock_begin("nvrtcGetPCHCreateStatus");
+    cubind_mock_begin("nvrtcGetPCHCreateStatus", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     return (nvrtcResult)cubind_mock_status();
 }
@@ -221,7 +221,7 @@ MOCK_API nvrtcResult nvrtcGetPCHCreateStatus(nvrtcProgram prog)
 
 MOCK_API nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
 {
-    cubind_mock_begin("nvrtcGetPCHHeapSizeRequired");
+    cubind_mock_begin("nvrtcGetPCHHeapSizeRequired", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&size, sizeof(size_t *));
     return (nvrtcResult)cubind_mock_status();
@@ -230,7 +230,7 @@ MOCK_API nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
-    cubind_mock_begin("nvrtcSetFlowCallback");
+    cubind_mock_begin("nvrtcSetFlowCallback", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&callback, sizeof(int (*)(void *, void *)));
     cubind_mock_arg(&payload, sizeof(void *));

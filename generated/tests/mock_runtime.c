@@ -15,21 +15,21 @@
 
 MOCK_API cudaError_t cudaDeviceReset(void)
 {
-    cubind_mock_begin("cudaDeviceReset");
+    cubind_mock_begin("cudaDeviceReset", __builtin_return_address(0));
     return (cudaError_t)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDeviceSynchronize(void)
 {
-    cubind_mock_begin("cudaDeviceSynchronize");
+    cubind_mock_begin("cudaDeviceSynchronize", __builtin_return_address(0));
     return (cudaError_t)cubind_mock_status();
 }
 #endif
 
 MOCK_API cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
-    cubind_mock_begin("cudaDeviceSetLimit");
+    cubind_mock_begin("cudaDeviceSetLimit", __builtin_return_address(0));
     cubind_mock_arg(&limit, sizeof(enum cudaLimit));
     cubind_mock_arg(&value, sizeof(size_t));
     return (cudaError_t)cubind_mock_status();
@@ -38,7 +38,7 @@ MOCK_API cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 {
-    cubind_mock_begin("cudaDeviceGetLimit");
+    cubind_mock_begin("cudaDeviceGetLimit", __builtin_return_address(0));
     cubind_mock_arg(&pValue, sizeof(size_t *));
     cubind_mock_arg(&limit, sizeof(enum cudaLimit));
     return (cudaError_t)cubind_mock_status();
@@ -47,7 +47,7 @@ MOCK_API cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 
 MOCK_API cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
 {
-    cubind_mock_begin("cudaDeviceGetTexture1DLinearMaxWidth");
+    cubind_mock_begin("cudaDeviceGetTexture1DLinearMaxWidth", __builtin_return_address(0));
     cubind_mock_arg(&maxWidthInElements, sizeof(size_t *));
     cubind_mock_arg(&fmtDesc, sizeof(const struct cudaChannelFormatDesc *));
     cubind_mock_arg(&device, sizeof(int));
@@ -57,7 +57,7 @@ MOCK_API cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElem
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 {
-    cubind_mock_begin("cudaDeviceGetCacheConfig");
+    cubind_mock_begin("cudaDeviceGetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&pCacheConfig, sizeof(enum cudaFuncCache *));
     return (cudaError_t)cubind_mock_status();
 }
@@ -65,7 +65,7 @@ MOCK_API cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 
 MOCK_API cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
-    cubind_mock_begin("cudaDeviceGetStreamPriorityRange");
+    cubind_mock_begin("cudaDeviceGetStreamPriorityRange", __builtin_return_address(0));
     cubind_mock_arg(&leastPriority, sizeof(int *));
     cubind_mock_arg(&greatestPriority, sizeof(int *));
     return (cudaError_t)cubind_mock_status();
@@ -74,7 +74,7 @@ MOCK_API cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *g
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
 {
-    cubind_mock_begin("cudaDeviceSetCacheConfig");
+    cubind_mock_begin("cudaDeviceSetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&cacheConfig, sizeof(enum cudaFuncCache));
     return (cudaError_t)cubind_mock_status();
 }
@@ -82,7 +82,7 @@ MOCK_API cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
 
 MOCK_API cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
 {
-    cubind_mock_begin("cudaDeviceGetByPCIBusId");
+    cubind_mock_begin("cudaDeviceGetByPCIBusId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
     return (cudaError_t)cubind_mock_status();
@@ -91,7 +91,7 @@ MOCK_API cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
-    cubind_mock_begin("cudaDeviceGetPCIBusId");
+    cubind_mock_begin("cudaDeviceGetPCIBusId", __builtin_return_address(0));
     cubind_mock_arg(&pciBusId, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&device, sizeof(int));
@@ -101,7 +101,7 @@ MOCK_API cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
 
 MOCK_API cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
 {
-    cubind_mock_begin("cudaIpcGetEventHandle");
+    cubind_mock_begin("cudaIpcGetEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudaIpcEventHandle_t *));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
     return (cudaError_t)cubind_mock_status();
@@ -110,7 +110,7 @@ MOCK_API cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEve
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
 {
-    cubind_mock_begin("cudaIpcOpenEventHandle");
+    cubind_mock_begin("cudaIpcOpenEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
     cubind_mock_arg(&handle, sizeof(cudaIpcEventHandle_t));
     return (cudaError_t)cubind_mock_status();
@@ -119,7 +119,7 @@ MOCK_API cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHand
 
 MOCK_API cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
 {
-    cubind_mock_begin("cudaIpcGetMemHandle");
+    cubind_mock_begin("cudaIpcGetMemHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudaIpcMemHandle_t *));
     cubind_mock_arg(&devPtr, sizeof(void *));
     return (cudaError_t)cubind_mock_status();
@@ -128,7 +128,7 @@ MOCK_API cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPt
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)
 {
-    cubind_mock_begin("cudaIpcOpenMemHandle");
+    cubind_mock_begin("cudaIpcOpenMemHandle", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&handle, sizeof(cudaIpcMemHandle_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -138,7 +138,7 @@ MOCK_API cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t hand
 
 MOCK_API cudaError_t cudaIpcCloseMemHandle(void *devPtr)
 {
-    cubind_mock_begin("cudaIpcCloseMemHandle");
+    cubind_mock_begin("cudaIpcCloseMemHandle", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void *));
     return (cudaError_t)cubind_mock_status();
 }
@@ -146,7 +146,7 @@ MOCK_API cudaError_t cudaIpcCloseMemHandle(void *devPtr)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)
 {
-    cubind_mock_begin("cudaDeviceFlushGPUDirectRDMAWrites");
+    cubind_mock_begin("cudaDeviceFlushGPUDirectRDMAWrites", __builtin_return_address(0));
     cubind_mock_arg(&target, sizeof(enum cudaFlushGPUDirectRDMAWritesTarget));
     cubind_mock_arg(&scope, sizeof(enum cudaFlushGPUDirectRDMAWritesScope));
     return (cudaError_t)cubind_mock_status();
@@ -155,7 +155,7 @@ MOCK_API cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectR
 
 MOCK_API cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)
 {
-    cubind_mock_begin("cudaDeviceRegisterAsyncNotification");
+    cubind_mock_begin("cudaDeviceRegisterAsyncNotification", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int));
     cubind_mock_arg(&callbackFunc, sizeof(cudaAsyncCallback));
     cubind_mock_arg(&userData, sizeof(void *));
@@ -166,7 +166,7 @@ MOCK_API cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)
 {
-    cubind_mock_begin("cudaDeviceUnregisterAsyncNotification");
+    cubind_mock_begin("cudaDeviceUnregisterAsyncNotification", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int));
     cubind_mock_arg(&callback, sizeof(cudaAsyncCallbackHandle_t));
     return (cudaError_t)cubind_mock_status();
@@ -175,7 +175,7 @@ MOCK_API cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsync
 
 MOCK_API cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
 {
-    cubind_mock_begin("cudaDeviceGetSharedMemConfig");
+    cubind_mock_begin("cudaDeviceGetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&pConfig, sizeof(enum cudaSharedMemConfig *));
     return (cudaError_t)cubind_mock_status();
 }
@@ -183,7 +183,7 @@ MOCK_API cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pCon
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
 {
-    cubind_mock_begin("cudaDeviceSetSharedMemConfig");
+    cubind_mock_begin("cudaDeviceSetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&config, sizeof(enum cudaSharedMemConfig));
     return (cudaError_t)cubind_mock_status();
 }
@@ -191,21 +191,21 @@ MOCK_API cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig confi
 
 MOCK_API cudaError_t cudaGetLastError(void)
 {
-    cubind_mock_begin("cudaGetLastError");
+    cubind_mock_begin("cudaGetLastError", __builtin_return_address(0));
     return (cudaError_t)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaPeekAtLastError(void)
 {
-    cubind_mock_begin("cudaPeekAtLastError");
+    cubind_mock_begin("cudaPeekAtLastError", __builtin_return_address(0));
     return (cudaError_t)cubind_mock_status();
 }
 #endif
 
 MOCK_API const char *cudaGetErrorName(cudaError_t error)
 {
-    cubind_mock_begin("cudaGetErrorName");
+    cubind_mock_begin("cudaGetErrorName", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(cudaError_t));
     return (const char *)cubind_mock_return();
 }
@@ -213,7 +213,7 @@ MOCK_API const char *cudaGetErrorName(cudaError_t error)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API const char *cudaGetErrorString(cudaError_t error)
 {
-    cubind_mock_begin("cudaGetErrorString");
+    cubind_mock_begin("cudaGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(cudaError_t));
     return (const char *)cubind_mock_return();
 }
@@ -221,7 +221,7 @@ MOCK_API const char *cudaGetErrorString(cudaError_t error)
 
 MOCK_API cudaError_t cudaGetDeviceCount(int *count)
 {
-    cubind_mock_begin("cudaGetDeviceCount");
+    cubind_mock_begin("cudaGetDeviceCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int *));
     return (cudaError_t)cubind_mock_status();
 }
@@ -229,7 +229,7 @@ MOCK_API cudaError_t cudaGetDeviceCount(int *count)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
-    cubind_mock_begin("cudaGetDeviceProperties");
+    cubind_mock_begin("cudaGetDeviceProperties", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(struct cudaDeviceProp *));
     cubind_mock_arg(&device, sizeof(int));
     return (cudaError_t)cubind_mock_status();
@@ -238,7 +238,7 @@ MOCK_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int de
 
 MOCK_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
-    cubind_mock_begin("cudaDeviceGetAttribute");
+    cubind_mock_begin("cudaDeviceGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&value, sizeof(int *));
     cubind_mock_arg(&attr, sizeof(enum cudaDeviceAttr));
     cubind_mock_arg(&device, sizeof(int));
@@ -248,7 +248,7 @@ MOCK_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)
 {
-    cubind_mock_begin("cudaDeviceGetHostAtomicCapabilities");
+    cubind_mock_begin("cudaDeviceGetHostAtomicCapabilities", __builtin_return_address(0));
     cubind_mock_arg(&capabilities, sizeof(unsigned int *));
     cubind_mock_arg(&operations, sizeof(const enum cudaAtomicOperation *));
     cubind_mock_arg(&count, sizeof(unsigned int));
@@ -259,7 +259,7 @@ MOCK_API cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilit
 
 MOCK_API cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
 {
-    cubind_mock_begin("cudaDeviceGetDefaultMemPool");
+    cubind_mock_begin("cudaDeviceGetDefaultMemPool", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&device, sizeof(int));
     return (cudaError_t)cubind_mock_status();
@@ -268,7 +268,7 @@ MOCK_API cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int dev
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
 {
-    cubind_mock_begin("cudaDeviceSetMemPool");
+    cubind_mock_begin("cudaDeviceSetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     return (cudaError_t)cubind_mock_status();
@@ -277,7 +277,7 @@ MOCK_API cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
 
 MOCK_API cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
 {
-    cubind_mock_begin("cudaDeviceGetMemPool");
+    cubind_mock_begin("cudaDeviceGetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&device, sizeof(int));
     return (cudaError_t)cubind_mock_status();
@@ -286,7 +286,7 @@ MOCK_API cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)
 {
-    cubind_mock_begin("cudaDeviceGetNvSciSyncAttributes");
+    cubind_mock_begin("cudaDeviceGetNvSciSyncAttributes", __builtin_return_address(0));
     cubind_mock_arg(&nvSciSyncAttrList, sizeof(void *));
     cubind_mock_arg(&device, sizeof(int));
     cubind_mock_arg(&flags, sizeof(int));
@@ -296,7 +296,7 @@ MOCK_API cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, i
 
 MOCK_API cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
-    cubind_mock_begin("cudaDeviceGetP2PAttribute");
+    cubind_mock_begin("cudaDeviceGetP2PAttribute", __builtin_return_address(0));
     cubind_mock_arg(&value, sizeof(int *));
     cubind_mock_arg(&attr, sizeof(enum cudaDeviceP2PAttr));
     cubind_mock_arg(&srcDevice, sizeof(int));
@@ -307,7 +307,7 @@ MOCK_API cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAtt
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)
 {
-    cubind_mock_begin("cudaDeviceGetP2PAtomicCapabilities");
+    cubind_mock_begin("cudaDeviceGetP2PAtomicCapabilities", __builtin_return_address(0));
     cubind_mock_arg(&capabilities, sizeof(unsigned int *));
     cubind_mock_arg(&operations, sizeof(const enum cudaAtomicOperation *));
     cubind_mock_arg(&count, sizeof(unsigned int));
@@ -319,7 +319,7 @@ MOCK_API cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabiliti
 
 MOCK_API cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
 {
-    cubind_mock_begin("cudaChooseDevice");
+    cubind_mock_begin("cudaChooseDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
     cubind_mock_arg(&prop, sizeof(const struct cudaDeviceProp *));
     return (cudaError_t)cubind_mock_status();
@@ -328,7 +328,7 @@ MOCK_API cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 {
-    cubind_mock_begin("cudaInitDevice");
+    cubind_mock_begin("cudaInitDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int));
     cubind_mock_arg(&deviceFlags, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -338,7 +338,7 @@ MOCK_API cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsign
 
 MOCK_API cudaError_t cudaSetDevice(int device)
 {
-    cubind_mock_begin("cudaSetDevice");
+    cubind_mock_begin("cudaSetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int));
     return (cudaError_t)cubind_mock_status();
 }
@@ -346,7 +346,7 @@ MOCK_API cudaError_t cudaSetDevice(int device)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGetDevice(int *device)
 {
-    cubind_mock_begin("cudaGetDevice");
+    cubind_mock_begin("cudaGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
     return (cudaError_t)cubind_mock_status();
 }
@@ -354,7 +354,7 @@ MOCK_API cudaError_t cudaGetDevice(int *device)
 
 MOCK_API cudaError_t cudaSetValidDevices(int *device_arr, int len)
 {
-    cubind_mock_begin("cudaSetValidDevices");
+    cubind_mock_begin("cudaSetValidDevices", __builtin_return_address(0));
     cubind_mock_arg(&device_arr, sizeof(int *));
     cubind_mock_arg(&len, sizeof(int));
     return (cudaError_t)cubind_mock_status();
@@ -363,7 +363,7 @@ MOCK_API cudaError_t cudaSetValidDevices(int *device_arr, int len)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaSetDeviceFlags(unsigned int flags)
 {
-    cubind_mock_begin("cudaSetDeviceFlags");
+    cubind_mock_begin("cudaSetDeviceFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     return (cudaError_t)cubind_mock_status();
 }
@@ -371,7 +371,7 @@ MOCK_API cudaError_t cudaSetDeviceFlags(unsigned int flags)
 
 MOCK_API cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 {
-    cubind_mock_begin("cudaGetDeviceFlags");
+    cubind_mock_begin("cudaGetDeviceFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     return (cudaError_t)cubind_mock_status();
 }
@@ -379,7 +379,7 @@ MOCK_API cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
-    cubind_mock_begin("cudaStreamCreate");
+    cubind_mock_begin("cudaStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
     return (cudaError_t)cubind_mock_status();
 }
@@ -387,7 +387,7 @@ MOCK_API cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 
 MOCK_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
-    cubind_mock_begin("cudaStreamCreateWithFlags");
+    cubind_mock_begin("cudaStreamCreateWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     return (cudaError_t)cubind_mock_status();
@@ -396,7 +396,7 @@ MOCK_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
-    cubind_mock_begin("cudaStreamCreateWithPriority");
+    cubind_mock_begin("cudaStreamCreateWithPriority", __builtin_return_address(0));
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
@@ -406,7 +406,7 @@ MOCK_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigne
 
 MOCK_API cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
 {
-    cubind_mock_begin("cudaStreamGetPriority");
+    cubind_mock_begin("cudaStreamGetPriority", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&priority, sizeof(int *));
     return (cudaError_t)cubind_mock_status();
@@ -415,7 +415,7 @@ MOCK_API cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
 {
-    cubind_mock_begin("cudaStreamGetFlags");
+    cubind_mock_begin("cudaStreamGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     return (cudaError_t)cubind_mock_status();
@@ -424,7 +424,7 @@ MOCK_API cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flag
 
 MOCK_API cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
 {
-    cubind_mock_begin("cudaStreamGetId");
+    cubind_mock_begin("cudaStreamGetId", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&streamId, sizeof(unsigned long long *));
     return (cudaError_t)cubind_mock_status();
@@ -433,7 +433,7 @@ MOCK_API cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)
 {
-    cubind_mock_begin("cudaStreamGetDevice");
+    cubind_mock_begin("cudaStreamGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&device, sizeof(int *));
     return (cudaError_t)cubind_mock_status();
@@ -442,14 +442,14 @@ MOCK_API cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)
 
 MOCK_API cudaError_t cudaCtxResetPersistingL2Cache(void)
 {
-    cubind_mock_begin("cudaCtxResetPersistingL2Cache");
+    cubind_mock_begin("cudaCtxResetPersistingL2Cache", __builtin_return_address(0));
     return (cudaError_t)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
 {
-    cubind_mock_begin("cudaStreamCopyAttributes");
+    cubind_mock_begin("cudaStreamCopyAttributes", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(cudaStream_t));
     cubind_mock_arg(&src, sizeof(cudaStream_t));
     return (cudaError_t)cubind_mock_status();
@@ -458,7 +458,7 @@ MOCK_API cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src
 
 MOCK_API cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
-    cubind_mock_begin("cudaStreamGetAttribute");
+    cubind_mock_begin("cudaStreamGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&attr, sizeof(cudaLaunchAttributeID));
     cubind_mock_arg(&value_out, sizeof(cudaLaunchAttributeValue *));
@@ -468,7 +468,7 @@ MOCK_API cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
-    cubind_mock_begin("cudaStreamSetAttribute");
+    cubind_mock_begin("cudaStreamSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&attr, sizeof(cudaLaunchAttributeID));
     cubind_mock_arg(&value, sizeof(const cudaLaunchAttributeValue *));
@@ -478,7 +478,7 @@ MOCK_API cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttr
 
 MOCK_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
-    cubind_mock_begin("cudaStreamDestroy");
+    cubind_mock_begin("cudaStreamDestroy", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -486,7 +486,7 @@ MOCK_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
-    cubind_mock_begin("cudaStreamWaitEvent");
+    cubind_mock_begin("cudaStreamWaitEvent", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -496,7 +496,7 @@ MOCK_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
 
 MOCK_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)
 {
-    cubind_mock_begin("cudaStreamAddCallback");
+    cubind_mock_begin("cudaStreamAddCallback", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&callback, sizeof(cudaStreamCallback_t));
     cubind_mock_arg(&userData, sizeof(void *));
@@ -507,7 +507,7 @@ MOCK_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallba
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-    cubind_mock_begin("cudaStreamSynchronize");
+    cubind_mock_begin("cudaStreamSynchronize", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -515,7 +515,7 @@ MOCK_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 
 MOCK_API cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
-    cubind_mock_begin("cudaStreamQuery");
+    cubind_mock_begin("cudaStreamQuery", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -523,7 +523,7 @@ MOCK_API cudaError_t cudaStreamQuery(cudaStream_t stream)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
 {
-    cubind_mock_begin("cudaStreamAttachMemAsync");
+    cubind_mock_begin("cudaStreamAttachMemAsync", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&devPtr, sizeof(void *));
     cubind_mock_arg(&length, sizeof(size_t));
@@ -534,7 +534,7 @@ MOCK_API cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr,
 
 MOCK_API cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
 {
-    cubind_mock_begin("cudaStreamBeginCapture");
+    cubind_mock_begin("cudaStreamBeginCapture", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&mode, sizeof(enum cudaStreamCaptureMode));
     return (cudaError_t)cubind_mock_status();
@@ -543,7 +543,7 @@ MOCK_API cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStream
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)
 {
-    cubind_mock_begin("cudaStreamBeginCaptureToGraph");
+    cubind_mock_begin("cudaStreamBeginCaptureToGraph", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&dependencies, sizeof(const cudaGraphNode_t *));
@@ -556,7 +556,7 @@ MOCK_API cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGrap
 
 MOCK_API cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
 {
-    cubind_mock_begin("cudaThreadExchangeStreamCaptureMode");
+    cubind_mock_begin("cudaThreadExchangeStreamCaptureMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(enum cudaStreamCaptureMode *));
     return (cudaError_t)cubind_mock_status();
 }
@@ -564,7 +564,7 @@ MOCK_API cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureM
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
 {
-    cubind_mock_begin("cudaStreamEndCapture");
+    cubind_mock_begin("cudaStreamEndCapture", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
     return (cudaError_t)cubind_mock_status();
@@ -573,7 +573,7 @@ MOCK_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGra
 
 MOCK_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
 {
-    cubind_mock_begin("cudaStreamIsCapturing");
+    cubind_mock_begin("cudaStreamIsCapturing", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&pCaptureStatus, sizeof(enum cudaStreamCaptureStatus *));
     return (cudaError_t)cubind_mock_status();
@@ -582,7 +582,7 @@ MOCK_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamC
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
-    cubind_mock_begin("cudaStreamGetCaptureInfo");
+    cubind_mock_begin("cudaStreamGetCaptureInfo", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&captureStatus_out, sizeof(enum cudaStreamCaptureStatus *));
     cubind_mock_arg(&id_out, sizeof(unsigned long long *));
@@ -596,7 +596,7 @@ MOCK_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStre
 
 MOCK_API cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
-    cubind_mock_begin("cudaStreamUpdateCaptureDependencies");
+    cubind_mock_begin("cudaStreamUpdateCaptureDependencies", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&dependencies, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&dependencyData, sizeof(const cudaGraphEdgeData *));
@@ -608,7 +608,7 @@ MOCK_API cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
-    cubind_mock_begin("cudaEventCreate");
+    cubind_mock_begin("cudaEventCreate", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
     return (cudaError_t)cubind_mock_status();
 }
@@ -616,7 +616,7 @@ MOCK_API cudaError_t cudaEventCreate(cudaEvent_t *event)
 
 MOCK_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
-    cubind_mock_begin("cudaEventCreateWithFlags");
+    cubind_mock_begin("cudaEventCreateWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     return (cudaError_t)cubind_mock_status();
@@ -625,7 +625,7 @@ MOCK_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int f
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaEventRecord");
+    cubind_mock_begin("cudaEventRecord", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     return (cudaError_t)cubind_mock_status();
@@ -634,7 +634,7 @@ MOCK_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 
 MOCK_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
 {
-    cubind_mock_begin("cudaEventRecordWithFlags");
+    cubind_mock_begin("cudaEventRecordWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -644,7 +644,7 @@ MOCK_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t st
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaEventQuery(cudaEvent_t event)
 {
-    cubind_mock_begin("cudaEventQuery");
+    cubind_mock_begin("cudaEventQuery", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -652,7 +652,7 @@ MOCK_API cudaError_t cudaEventQuery(cudaEvent_t event)
 
 MOCK_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
-    cubind_mock_begin("cudaEventSynchronize");
+    cubind_mock_begin("cudaEventSynchronize", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -660,7 +660,7 @@ MOCK_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
-    cubind_mock_begin("cudaEventDestroy");
+    cubind_mock_begin("cudaEventDestroy", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -668,7 +668,7 @@ MOCK_API cudaError_t cudaEventDestroy(cudaEvent_t event)
 
 MOCK_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
-    cubind_mock_begin("cudaEventElapsedTime");
+    cubind_mock_begin("cudaEventElapsedTime", __builtin_return_address(0));
     cubind_mock_arg(&ms, sizeof(float *));
     cubind_mock_arg(&start, sizeof(cudaEvent_t));
     cubind_mock_arg(&end, sizeof(cudaEvent_t));
@@ -678,7 +678,7 @@ MOCK_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEven
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
-    cubind_mock_begin("cudaImportExternalMemory");
+    cubind_mock_begin("cudaImportExternalMemory", __builtin_return_address(0));
     cubind_mock_arg(&extMem_out, sizeof(cudaExternalMemory_t *));
     cubind_mock_arg(&memHandleDesc, sizeof(const struct cudaExternalMemoryHandleDesc *));
     return (cudaError_t)cubind_mock_status();
@@ -687,7 +687,7 @@ MOCK_API cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, 
 
 MOCK_API cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
-    cubind_mock_begin("cudaExternalMemoryGetMappedBuffer");
+    cubind_mock_begin("cudaExternalMemoryGetMappedBuffer", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&extMem, sizeof(cudaExternalMemory_t));
     cubind_mock_arg(&bufferDesc, sizeof(const struct cudaExternalMemoryBufferDesc *));
@@ -697,7 +697,7 @@ MOCK_API cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExtern
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
-    cubind_mock_begin("cudaExternalMemoryGetMappedMipmappedArray");
+    cubind_mock_begin("cudaExternalMemoryGetMappedMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t *));
     cubind_mock_arg(&extMem, sizeof(cudaExternalMemory_t));
     cubind_mock_arg(&mipmapDesc, sizeof(const struct cudaExternalMemoryMipmappedArrayDesc *));
@@ -707,7 +707,7 @@ MOCK_API cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArra
 
 MOCK_API cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)
 {
-    cubind_mock_begin("cudaDestroyExternalMemory");
+    cubind_mock_begin("cudaDestroyExternalMemory", __builtin_return_address(0));
     cubind_mock_arg(&extMem, sizeof(cudaExternalMemory_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -715,7 +715,7 @@ MOCK_API cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
-    cubind_mock_begin("cudaImportExternalSemaphore");
+    cubind_mock_begin("cudaImportExternalSemaphore", __builtin_return_address(0));
     cubind_mock_arg(&extSem_out, sizeof(cudaExternalSemaphore_t *));
     cubind_mock_arg(&semHandleDesc, sizeof(const struct cudaExternalSemaphoreHandleDesc *));
     return (cudaError_t)cubind_mock_status();
@@ -724,7 +724,7 @@ MOCK_API cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem
 
 MOCK_API cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaSignalExternalSemaphoresAsync");
+    cubind_mock_begin("cudaSignalExternalSemaphoresAsync", __builtin_return_address(0));
     cubind_mock_arg(&extSemArray, sizeof(const cudaExternalSemaphore_t *));
     cubind_mock_arg(&paramsArray, sizeof(const struct cudaExternalSemaphoreSignalParams *));
     cubind_mock_arg(&numExtSems, sizeof(unsigned int));
@@ -735,7 +735,7 @@ MOCK_API cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemapho
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaWaitExternalSemaphoresAsync");
+    cubind_mock_begin("cudaWaitExternalSemaphoresAsync", __builtin_return_address(0));
     cubind_mock_arg(&extSemArray, sizeof(const cudaExternalSemaphore_t *));
     cubind_mock_arg(&paramsArray, sizeof(const struct cudaExternalSemaphoreWaitParams *));
     cubind_mock_arg(&numExtSems, sizeof(unsigned int));
@@ -746,7 +746,7 @@ MOCK_API cudaError_t cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore
 
 MOCK_API cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)
 {
-    cubind_mock_begin("cudaDestroyExternalSemaphore");
+    cubind_mock_begin("cudaDestroyExternalSemaphore", __builtin_return_address(0));
     cubind_mock_arg(&extSem, sizeof(cudaExternalSemaphore_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -754,7 +754,7 @@ MOCK_API cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaLaunchKernel");
+    cubind_mock_begin("cudaLaunchKernel", __builtin_return_address(0));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&gridDim, sizeof(dim3));
     cubind_mock_arg(&blockDim, sizeof(dim3));
@@ -767,7 +767,7 @@ MOCK_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 block
 
 MOCK_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
-    cubind_mock_begin("cudaLaunchKernelExC");
+    cubind_mock_begin("cudaLaunchKernelExC", __builtin_return_address(0));
     cubind_mock_arg(&config, sizeof(const cudaLaunchConfig_t *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&args, sizeof(void **));
@@ -777,7 +777,7 @@ MOCK_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaLaunchCooperativeKernel");
+    cubind_mock_begin("cudaLaunchCooperativeKernel", __builtin_return_address(0));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&gridDim, sizeof(dim3));
     cubind_mock_arg(&blockDim, sizeof(dim3));
@@ -790,7 +790,7 @@ MOCK_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
 
 MOCK_API cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
 {
-    cubind_mock_begin("cudaFuncSetCacheConfig");
+    cubind_mock_begin("cudaFuncSetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&cacheConfig, sizeof(enum cudaFuncCache));
     return (cudaError_t)cubind_mock_status();
@@ -799,7 +799,7 @@ MOCK_API cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
-    cubind_mock_begin("cudaFuncGetAttributes");
+    cubind_mock_begin("cudaFuncGetAttributes", __builtin_return_address(0));
     cubind_mock_arg(&attr, sizeof(struct cudaFuncAttributes *));
     cubind_mock_arg(&func, sizeof(const void *));
     return (cudaError_t)cubind_mock_status();
@@ -808,7 +808,7 @@ MOCK_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, cons
 
 MOCK_API cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
-    cubind_mock_begin("cudaFuncSetAttribute");
+    cubind_mock_begin("cudaFuncSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&attr, sizeof(enum cudaFuncAttribute));
     cubind_mock_arg(&value, sizeof(int));
@@ -818,7 +818,7 @@ MOCK_API cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaFuncGetName(const char **name, const void *func)
 {
-    cubind_mock_begin("cudaFuncGetName");
+    cubind_mock_begin("cudaFuncGetName", __builtin_return_address(0));
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&func, sizeof(const void *));
     return (cudaError_t)cubind_mock_status();
@@ -827,7 +827,7 @@ MOCK_API cudaError_t cudaFuncGetName(const char **name, const void *func)
 
 MOCK_API cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    cubind_mock_begin("cudaFuncGetParamInfo");
+    cubind_mock_begin("cudaFuncGetParamInfo", __builtin_return_address(0));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&paramIndex, sizeof(size_t));
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
@@ -838,7 +838,7 @@ MOCK_API cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
-    cubind_mock_begin("cudaLaunchHostFunc");
+    cubind_mock_begin("cudaLaunchHostFunc", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&fn, sizeof(cudaHostFn_t));
     cubind_mock_arg(&userData, sizeof(void *));
@@ -848,7 +848,7 @@ MOCK_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, vo
 
 MOCK_API cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
 {
-    cubind_mock_begin("cudaFuncSetSharedMemConfig");
+    cubind_mock_begin("cudaFuncSetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&config, sizeof(enum cudaSharedMemConfig));
     return (cudaError_t)cubind_mock_status();
@@ -857,7 +857,7 @@ MOCK_API cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaShare
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
 {
-    cubind_mock_begin("cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    cubind_mock_begin("cudaOccupancyMaxActiveBlocksPerMultiprocessor", __builtin_return_address(0));
     cubind_mock_arg(&numBlocks, sizeof(int *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&blockSize, sizeof(int));
@@ -868,7 +868,7 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlock
 
 MOCK_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
 {
-    cubind_mock_begin("cudaOccupancyAvailableDynamicSMemPerBlock");
+    cubind_mock_begin("cudaOccupancyAvailableDynamicSMemPerBlock", __builtin_return_address(0));
     cubind_mock_arg(&dynamicSmemSize, sizeof(size_t *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&numBlocks, sizeof(int));
@@ -879,7 +879,7 @@ MOCK_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSm
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
-    cubind_mock_begin("cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
+    cubind_mock_begin("cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&numBlocks, sizeof(int *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&blockSize, sizeof(int));
@@ -891,7 +891,7 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int 
 
 MOCK_API cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
-    cubind_mock_begin("cudaOccupancyMaxPotentialClusterSize");
+    cubind_mock_begin("cudaOccupancyMaxPotentialClusterSize", __builtin_return_address(0));
     cubind_mock_arg(&clusterSize, sizeof(int *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&launchConfig, sizeof(const cudaLaunchConfig_t *));
@@ -901,7 +901,7 @@ MOCK_API cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, cons
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
-    cubind_mock_begin("cudaOccupancyMaxActiveClusters");
+    cubind_mock_begin("cudaOccupancyMaxActiveClusters", __builtin_return_address(0));
     cubind_mock_arg(&numClusters, sizeof(int *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&launchConfig, sizeof(const cudaLaunchConfig_t *));
@@ -911,7 +911,7 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void
 
 MOCK_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
-    cubind_mock_begin("cudaMallocManaged");
+    cubind_mock_begin("cudaMallocManaged", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -921,7 +921,7 @@ MOCK_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
-    cubind_mock_begin("cudaMalloc");
+    cubind_mock_begin("cudaMalloc", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     return (cudaError_t)cubind_mock_status();
@@ -930,7 +930,7 @@ MOCK_API cudaError_t cudaMalloc(void **devPtr, size_t size)
 
 MOCK_API cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
-    cubind_mock_begin("cudaMallocHost");
+    cubind_mock_begin("cudaMallocHost", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     return (cudaError_t)cubind_mock_status();
@@ -939,7 +939,7 @@ MOCK_API cudaError_t cudaMallocHost(void **ptr, size_t size)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
-    cubind_mock_begin("cudaMallocPitch");
+    cubind_mock_begin("cudaMallocPitch", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&pitch, sizeof(size_t *));
     cubind_mock_arg(&width, sizeof(size_t));
@@ -950,7 +950,7 @@ MOCK_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
 
 MOCK_API cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
-    cubind_mock_begin("cudaMallocArray");
+    cubind_mock_begin("cudaMallocArray", __builtin_return_address(0));
     cubind_mock_arg(&array, sizeof(cudaArray_t *));
     cubind_mock_arg(&desc, sizeof(const struct cudaChannelFormatDesc *));
     cubind_mock_arg(&width, sizeof(size_t));
@@ -962,7 +962,7 @@ MOCK_API cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChanne
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaFree(void *devPtr)
 {
-    cubind_mock_begin("cudaFree");
+    cubind_mock_begin("cudaFree", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void *));
     return (cudaError_t)cubind_mock_status();
 }
@@ -970,7 +970,7 @@ MOCK_API cudaError_t cudaFree(void *devPtr)
 
 MOCK_API cudaError_t cudaFreeHost(void *ptr)
 {
-    cubind_mock_begin("cudaFreeHost");
+    cubind_mock_begin("cudaFreeHost", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(void *));
     return (cudaError_t)cubind_mock_status();
 }
@@ -978,7 +978,7 @@ MOCK_API cudaError_t cudaFreeHost(void *ptr)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaFreeArray(cudaArray_t array)
 {
-    cubind_mock_begin("cudaFreeArray");
+    cubind_mock_begin("cudaFreeArray", __builtin_return_address(0));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -986,7 +986,7 @@ MOCK_API cudaError_t cudaFreeArray(cudaArray_t array)
 
 MOCK_API cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
 {
-    cubind_mock_begin("cudaFreeMipmappedArray");
+    cubind_mock_begin("cudaFreeMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&mipmappedArray, sizeof(cudaMipmappedArray_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -994,7 +994,7 @@ MOCK_API cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
-    cubind_mock_begin("cudaHostAlloc");
+    cubind_mock_begin("cudaHostAlloc", __builtin_return_address(0));
     cubind_mock_arg(&pHost, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -1004,7 +1004,7 @@ MOCK_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags
 
 MOCK_API cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
-    cubind_mock_begin("cudaHostRegister");
+    cubind_mock_begin("cudaHostRegister", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -1014,7 +1014,7 @@ MOCK_API cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaHostUnregister(void *ptr)
 {
-    cubind_mock_begin("cudaHostUnregister");
+    cubind_mock_begin("cudaHostUnregister", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(void *));
     return (cudaError_t)cubind_mock_status();
 }
@@ -1022,7 +1022,7 @@ MOCK_API cudaError_t cudaHostUnregister(void *ptr)
 
 MOCK_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
 {
-    cubind_mock_begin("cudaHostGetDevicePointer");
+    cubind_mock_begin("cudaHostGetDevicePointer", __builtin_return_address(0));
     cubind_mock_arg(&pDevice, sizeof(void **));
     cubind_mock_arg(&pHost, sizeof(void *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -1032,7 +1032,7 @@ MOCK_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsig
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 {
-    cubind_mock_begin("cudaHostGetFlags");
+    cubind_mock_begin("cudaHostGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&pHost, sizeof(void *));
     return (cudaError_t)cubind_mock_status();
@@ -1041,7 +1041,7 @@ MOCK_API cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 
 MOCK_API cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
 {
-    cubind_mock_begin("cudaMalloc3D");
+    cubind_mock_begin("cudaMalloc3D", __builtin_return_address(0));
     cubind_mock_arg(&pitchedDevPtr, sizeof(struct cudaPitchedPtr *));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
     return (cudaError_t)cubind_mock_status();
@@ -1050,7 +1050,7 @@ MOCK_API cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)
 {
-    cubind_mock_begin("cudaMalloc3DArray");
+    cubind_mock_begin("cudaMalloc3DArray", __builtin_return_address(0));
     cubind_mock_arg(&array, sizeof(cudaArray_t *));
     cubind_mock_arg(&desc, sizeof(const struct cudaChannelFormatDesc *));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
@@ -1061,7 +1061,7 @@ MOCK_API cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChan
 
 MOCK_API cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)
 {
-    cubind_mock_begin("cudaMallocMipmappedArray");
+    cubind_mock_begin("cudaMallocMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&mipmappedArray, sizeof(cudaMipmappedArray_t *));
     cubind_mock_arg(&desc, sizeof(const struct cudaChannelFormatDesc *));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
@@ -1073,7 +1073,7 @@ MOCK_API cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
-    cubind_mock_begin("cudaGetMipmappedArrayLevel");
+    cubind_mock_begin("cudaGetMipmappedArrayLevel", __builtin_return_address(0));
     cubind_mock_arg(&levelArray, sizeof(cudaArray_t *));
     cubind_mock_arg(&mipmappedArray, sizeof(cudaMipmappedArray_const_t));
     cubind_mock_arg(&level, sizeof(unsigned int));
@@ -1083,7 +1083,7 @@ MOCK_API cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMip
 
 MOCK_API cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
 {
-    cubind_mock_begin("cudaMemcpy3D");
+    cubind_mock_begin("cudaMemcpy3D", __builtin_return_address(0));
     cubind_mock_arg(&p, sizeof(const struct cudaMemcpy3DParms *));
     return (cudaError_t)cubind_mock_status();
 }
@@ -1091,7 +1091,7 @@ MOCK_API cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
 {
-    cubind_mock_begin("cudaMemcpy3DPeer");
+    cubind_mock_begin("cudaMemcpy3DPeer", __builtin_return_address(0));
     cubind_mock_arg(&p, sizeof(const struct cudaMemcpy3DPeerParms *));
     return (cudaError_t)cubind_mock_status();
 }
@@ -1099,7 +1099,7 @@ MOCK_API cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
 
 MOCK_API cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemcpy3DAsync");
+    cubind_mock_begin("cudaMemcpy3DAsync", __builtin_return_address(0));
     cubind_mock_arg(&p, sizeof(const struct cudaMemcpy3DParms *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     return (cudaError_t)cubind_mock_status();
@@ -1108,7 +1108,7 @@ MOCK_API cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaSt
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemcpy3DPeerAsync");
+    cubind_mock_begin("cudaMemcpy3DPeerAsync", __builtin_return_address(0));
     cubind_mock_arg(&p, sizeof(const struct cudaMemcpy3DPeerParms *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     return (cudaError_t)cubind_mock_status();
@@ -1117,7 +1117,7 @@ MOCK_API cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p
 
 MOCK_API cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
 {
-    cubind_mock_begin("cudaMemGetInfo");
+    cubind_mock_begin("cudaMemGetInfo", __builtin_return_address(0));
     cubind_mock_arg(&free, sizeof(size_t *));
     cubind_mock_arg(&total, sizeof(size_t *));
     return (cudaError_t)cubind_mock_status();
@@ -1126,7 +1126,7 @@ MOCK_API cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
 {
-    cubind_mock_begin("cudaArrayGetInfo");
+    cubind_mock_begin("cudaArrayGetInfo", __builtin_return_address(0));
     cubind_mock_arg(&desc, sizeof(struct cudaChannelFormatDesc *));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent *));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
@@ -1137,7 +1137,7 @@ MOCK_API cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct
 
 MOCK_API cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
 {
-    cubind_mock_begin("cudaArrayGetPlane");
+    cubind_mock_begin("cudaArrayGetPlane", __builtin_return_address(0));
     cubind_mock_arg(&pPlaneArray, sizeof(cudaArray_t *));
     cubind_mock_arg(&hArray, sizeof(cudaArray_t));
     cubind_mock_arg(&planeIdx, sizeof(unsigned int));
@@ -1147,7 +1147,7 @@ MOCK_API cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hAr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
 {
-    cubind_mock_begin("cudaArrayGetMemoryRequirements");
+    cubind_mock_begin("cudaArrayGetMemoryRequirements", __builtin_return_address(0));
     cubind_mock_arg(&memoryRequirements, sizeof(struct cudaArrayMemoryRequirements *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
     cubind_mock_arg(&device, sizeof(int));
@@ -1157,7 +1157,7 @@ MOCK_API cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequir
 
 MOCK_API cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
 {
-    cubind_mock_begin("cudaMipmappedArrayGetMemoryRequirements");
+    cubind_mock_begin("cudaMipmappedArrayGetMemoryRequirements", __builtin_return_address(0));
     cubind_mock_arg(&memoryRequirements, sizeof(struct cudaArrayMemoryRequirements *));
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t));
     cubind_mock_arg(&device, sizeof(int));
@@ -1167,7 +1167,7 @@ MOCK_API cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMem
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
 {
-    cubind_mock_begin("cudaArrayGetSparseProperties");
+    cubind_mock_begin("cudaArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(struct cudaArraySparseProperties *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
     return (cudaError_t)cubind_mock_status();
@@ -1176,7 +1176,7 @@ MOCK_API cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperti
 
 MOCK_API cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
 {
-    cubind_mock_begin("cudaMipmappedArrayGetSparseProperties");
+    cubind_mock_begin("cudaMipmappedArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(struct cudaArraySparseProperties *));
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t));
     return (cudaError_t)cubind_mock_status();
@@ -1185,7 +1185,7 @@ MOCK_API cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySpars
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaMemcpy");
+    cubind_mock_begin("cudaMemcpy", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(void *));
     cubind_mock_arg(&src, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -1196,7 +1196,7 @@ MOCK_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum c
 
 MOCK_API cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
 {
-    cubind_mock_begin("cudaMemcpyPeer");
+    cubind_mock_begin("cudaMemcpyPeer", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(void *));
     cubind_mock_arg(&dstDevice, sizeof(int));
     cubind_mock_arg(&src, sizeof(const void *));
@@ -1208,7 +1208,7 @@ MOCK_API cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, i
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaMemcpy2D");
+    cubind_mock_begin("cudaMemcpy2D", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(void *));
     cubind_mock_arg(&dpitch, sizeof(size_t));
     cubind_mock_arg(&src, sizeof(const void *));
@@ -1222,7 +1222,7 @@ MOCK_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, siz
 
 MOCK_API cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaMemcpy2DToArray");
+    cubind_mock_begin("cudaMemcpy2DToArray", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(cudaArray_t));
     cubind_mock_arg(&wOffset, sizeof(size_t));
     cubind_mock_arg(&hOffset, sizeof(size_t));
@@ -1237,7 +1237,7 @@ MOCK_API cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaMemcpy2DFromArray");
+    cubind_mock_begin("cudaMemcpy2DFromArray", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(void *));
     cubind_mock_arg(&dpitch, sizeof(size_t));
     cubind_mock_arg(&src, sizeof(cudaArray_const_t));
@@ -1252,7 +1252,7 @@ MOCK_API cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_c
 
 MOCK_API cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaMemcpy2DArrayToArray");
+    cubind_mock_begin("cudaMemcpy2DArrayToArray", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(cudaArray_t));
     cubind_mock_arg(&wOffsetDst, sizeof(size_t));
     cubind_mock_arg(&hOffsetDst, sizeof(size_t));
@@ -1268,7 +1268,7 @@ MOCK_API cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaMemcpyToSymbol");
+    cubind_mock_begin("cudaMemcpyToSymbol", __builtin_return_address(0));
     cubind_mock_arg(&symbol, sizeof(const void *));
     cubind_mock_arg(&src, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -1280,7 +1280,7 @@ MOCK_API cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, siz
 
 MOCK_API cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaMemcpyFromSymbol");
+    cubind_mock_begin("cudaMemcpyFromSymbol", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(void *));
     cubind_mock_arg(&symbol, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -1292,7 +1292,7 @@ MOCK_API cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemcpyAsync");
+    cubind_mock_begin("cudaMemcpyAsync", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(void *));
     cubind_mock_arg(&src, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -1304,7 +1304,7 @@ MOCK_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, e
 
 MOCK_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemcpyPeerAsync");
+    cubind_mock_begin("cudaMemcpyPeerAsync", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(void *));
     cubind_mock_arg(&dstDevice, sizeof(int));
     cubind_mock_arg(&src, sizeof(const void *));
@@ -1317,7 +1317,7 @@ MOCK_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemcpyBatchAsync");
+    cubind_mock_begin("cudaMemcpyBatchAsync", __builtin_return_address(0));
     cubind_mock_arg(&dsts, sizeof(void *const *));
     cubind_mock_arg(&srcs, sizeof(const void *const *));
     cubind_mock_arg(&sizes, sizeof(const size_t *));
@@ -1332,7 +1332,7 @@ MOCK_API cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *
 
 MOCK_API cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemcpy3DBatchAsync");
+    cubind_mock_begin("cudaMemcpy3DBatchAsync", __builtin_return_address(0));
     cubind_mock_arg(&numOps, sizeof(size_t));
     cubind_mock_arg(&opList, sizeof(struct cudaMemcpy3DBatchOp *));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
@@ -1343,7 +1343,7 @@ MOCK_API cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBa
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemcpy2DAsync");
+    cubind_mock_begin("cudaMemcpy2DAsync", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(void *));
     cubind_mock_arg(&dpitch, sizeof(size_t));
     cubind_mock_arg(&src, sizeof(const void *));
@@ -1358,7 +1358,7 @@ MOCK_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src
 
 MOCK_API cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemcpy2DToArrayAsync");
+    cubind_mock_begin("cudaMemcpy2DToArrayAsync", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(cudaArray_t));
     cubind_mock_arg(&wOffset, sizeof(size_t));
     cubind_mock_arg(&hOffset, sizeof(size_t));
@@ -1374,7 +1374,7 @@ MOCK_API cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, s
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemcpy2DFromArrayAsync");
+    cubind_mock_begin("cudaMemcpy2DFromArrayAsync", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(void *));
     cubind_mock_arg(&dpitch, sizeof(size_t));
     cubind_mock_arg(&src, sizeof(cudaArray_const_t));
@@ -1390,7 +1390,7 @@ MOCK_API cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaAr
 
 MOCK_API cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemcpyToSymbolAsync");
+    cubind_mock_begin("cudaMemcpyToSymbolAsync", __builtin_return_address(0));
     cubind_mock_arg(&symbol, sizeof(const void *));
     cubind_mock_arg(&src, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -1403,7 +1403,7 @@ MOCK_API cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemcpyFromSymbolAsync");
+    cubind_mock_begin("cudaMemcpyFromSymbolAsync", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(void *));
     cubind_mock_arg(&symbol, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -1416,7 +1416,7 @@ MOCK_API cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, si
 
 MOCK_API cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
-    cubind_mock_begin("cudaMemset");
+    cubind_mock_begin("cudaMemset", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void *));
     cubind_mock_arg(&value, sizeof(int));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -1426,7 +1426,7 @@ MOCK_API cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
 {
-    cubind_mock_begin("cudaMemset2D");
+    cubind_mock_begin("cudaMemset2D", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void *));
     cubind_mock_arg(&pitch, sizeof(size_t));
     cubind_mock_arg(&value, sizeof(int));
@@ -1438,7 +1438,7 @@ MOCK_API cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t 
 
 MOCK_API cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)
 {
-    cubind_mock_begin("cudaMemset3D");
+    cubind_mock_begin("cudaMemset3D", __builtin_return_address(0));
     cubind_mock_arg(&pitchedDevPtr, sizeof(struct cudaPitchedPtr));
     cubind_mock_arg(&value, sizeof(int));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
@@ -1448,7 +1448,7 @@ MOCK_API cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemsetAsync");
+    cubind_mock_begin("cudaMemsetAsync", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void *));
     cubind_mock_arg(&value, sizeof(int));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -1459,7 +1459,7 @@ MOCK_API cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cuda
 
 MOCK_API cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemset2DAsync");
+    cubind_mock_begin("cudaMemset2DAsync", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void *));
     cubind_mock_arg(&pitch, sizeof(size_t));
     cubind_mock_arg(&value, sizeof(int));
@@ -1472,7 +1472,7 @@ MOCK_API cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, si
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemset3DAsync");
+    cubind_mock_begin("cudaMemset3DAsync", __builtin_return_address(0));
     cubind_mock_arg(&pitchedDevPtr, sizeof(struct cudaPitchedPtr));
     cubind_mock_arg(&value, sizeof(int));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
@@ -1483,7 +1483,7 @@ MOCK_API cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int 
 
 MOCK_API cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
 {
-    cubind_mock_begin("cudaGetSymbolAddress");
+    cubind_mock_begin("cudaGetSymbolAddress", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&symbol, sizeof(const void *));
     return (cudaError_t)cubind_mock_status();
@@ -1492,7 +1492,7 @@ MOCK_API cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 {
-    cubind_mock_begin("cudaGetSymbolSize");
+    cubind_mock_begin("cudaGetSymbolSize", __builtin_return_address(0));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&symbol, sizeof(const void *));
     return (cudaError_t)cubind_mock_status();
@@ -1501,7 +1501,7 @@ MOCK_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 
 MOCK_API cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemPrefetchAsync");
+    cubind_mock_begin("cudaMemPrefetchAsync", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation));
@@ -1513,7 +1513,7 @@ MOCK_API cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, stru
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemPrefetchBatchAsync");
+    cubind_mock_begin("cudaMemPrefetchBatchAsync", __builtin_return_address(0));
     cubind_mock_arg(&dptrs, sizeof(void **));
     cubind_mock_arg(&sizes, sizeof(size_t *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -1528,7 +1528,7 @@ MOCK_API cudaError_t cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size
 
 MOCK_API cudaError_t cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemDiscardBatchAsync");
+    cubind_mock_begin("cudaMemDiscardBatchAsync", __builtin_return_address(0));
     cubind_mock_arg(&dptrs, sizeof(void **));
     cubind_mock_arg(&sizes, sizeof(size_t *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -1540,7 +1540,7 @@ MOCK_API cudaError_t cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemDiscardAndPrefetchBatchAsync");
+    cubind_mock_begin("cudaMemDiscardAndPrefetchBatchAsync", __builtin_return_address(0));
     cubind_mock_arg(&dptrs, sizeof(void **));
     cubind_mock_arg(&sizes, sizeof(size_t *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -1555,7 +1555,7 @@ MOCK_API cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *s
 
 MOCK_API cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)
 {
-    cubind_mock_begin("cudaMemAdvise");
+    cubind_mock_begin("cudaMemAdvise", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&advice, sizeof(enum cudaMemoryAdvise));
@@ -1566,7 +1566,7 @@ MOCK_API cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
 {
-    cubind_mock_begin("cudaMemRangeGetAttribute");
+    cubind_mock_begin("cudaMemRangeGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&data, sizeof(void *));
     cubind_mock_arg(&dataSize, sizeof(size_t));
     cubind_mock_arg(&attribute, sizeof(enum cudaMemRangeAttribute));
@@ -1578,7 +1578,7 @@ MOCK_API cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum 
 
 MOCK_API cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
 {
-    cubind_mock_begin("cudaMemRangeGetAttributes");
+    cubind_mock_begin("cudaMemRangeGetAttributes", __builtin_return_address(0));
     cubind_mock_arg(&data, sizeof(void **));
     cubind_mock_arg(&dataSizes, sizeof(size_t *));
     cubind_mock_arg(&attributes, sizeof(enum cudaMemRangeAttribute *));
@@ -1591,7 +1591,7 @@ MOCK_API cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, e
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaMemcpyToArray");
+    cubind_mock_begin("cudaMemcpyToArray", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(cudaArray_t));
     cubind_mock_arg(&wOffset, sizeof(size_t));
     cubind_mock_arg(&hOffset, sizeof(size_t));
@@ -1604,7 +1604,7 @@ MOCK_API cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t h
 
 MOCK_API cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaMemcpyFromArray");
+    cubind_mock_begin("cudaMemcpyFromArray", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(void *));
     cubind_mock_arg(&src, sizeof(cudaArray_const_t));
     cubind_mock_arg(&wOffset, sizeof(size_t));
@@ -1617,7 +1617,7 @@ MOCK_API cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaMemcpyArrayToArray");
+    cubind_mock_begin("cudaMemcpyArrayToArray", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(cudaArray_t));
     cubind_mock_arg(&wOffsetDst, sizeof(size_t));
     cubind_mock_arg(&hOffsetDst, sizeof(size_t));
@@ -1632,7 +1632,7 @@ MOCK_API cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, 
 
 MOCK_API cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemcpyToArrayAsync");
+    cubind_mock_begin("cudaMemcpyToArrayAsync", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(cudaArray_t));
     cubind_mock_arg(&wOffset, sizeof(size_t));
     cubind_mock_arg(&hOffset, sizeof(size_t));
@@ -1646,7 +1646,7 @@ MOCK_API cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, siz
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMemcpyFromArrayAsync");
+    cubind_mock_begin("cudaMemcpyFromArrayAsync", __builtin_return_address(0));
     cubind_mock_arg(&dst, sizeof(void *));
     cubind_mock_arg(&src, sizeof(cudaArray_const_t));
     cubind_mock_arg(&wOffset, sizeof(size_t));
@@ -1660,7 +1660,7 @@ MOCK_API cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, 
 
 MOCK_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
-    cubind_mock_begin("cudaMallocAsync");
+    cubind_mock_begin("cudaMallocAsync", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
@@ -1670,7 +1670,7 @@ MOCK_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hS
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
-    cubind_mock_begin("cudaFreeAsync");
+    cubind_mock_begin("cudaFreeAsync", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void *));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     return (cudaError_t)cubind_mock_status();
@@ -1679,7 +1679,7 @@ MOCK_API cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 
 MOCK_API cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
-    cubind_mock_begin("cudaMemPoolTrimTo");
+    cubind_mock_begin("cudaMemPoolTrimTo", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&minBytesToKeep, sizeof(size_t));
     return (cudaError_t)cubind_mock_status();
@@ -1688,7 +1688,7 @@ MOCK_API cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToK
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
-    cubind_mock_begin("cudaMemPoolSetAttribute");
+    cubind_mock_begin("cudaMemPoolSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&attr, sizeof(enum cudaMemPoolAttr));
     cubind_mock_arg(&value, sizeof(void *));
@@ -1698,7 +1698,7 @@ MOCK_API cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMem
 
 MOCK_API cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
-    cubind_mock_begin("cudaMemPoolGetAttribute");
+    cubind_mock_begin("cudaMemPoolGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&attr, sizeof(enum cudaMemPoolAttr));
     cubind_mock_arg(&value, sizeof(void *));
@@ -1708,7 +1708,7 @@ MOCK_API cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMem
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
 {
-    cubind_mock_begin("cudaMemPoolSetAccess");
+    cubind_mock_begin("cudaMemPoolSetAccess", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&descList, sizeof(const struct cudaMemAccessDesc *));
     cubind_mock_arg(&count, sizeof(size_t));
@@ -1718,7 +1718,7 @@ MOCK_API cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cu
 
 MOCK_API cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)
 {
-    cubind_mock_begin("cudaMemPoolGetAccess");
+    cubind_mock_begin("cudaMemPoolGetAccess", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(enum cudaMemAccessFlags *));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
@@ -1728,7 +1728,7 @@ MOCK_API cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
-    cubind_mock_begin("cudaMemPoolCreate");
+    cubind_mock_begin("cudaMemPoolCreate", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&poolProps, sizeof(const struct cudaMemPoolProps *));
     return (cudaError_t)cubind_mock_status();
@@ -1737,7 +1737,7 @@ MOCK_API cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cuda
 
 MOCK_API cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)
 {
-    cubind_mock_begin("cudaMemPoolDestroy");
+    cubind_mock_begin("cudaMemPoolDestroy", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -1745,7 +1745,7 @@ MOCK_API cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
-    cubind_mock_begin("cudaMemGetDefaultMemPool");
+    cubind_mock_begin("cudaMemGetDefaultMemPool", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
     cubind_mock_arg(&type, sizeof(enum cudaMemAllocationType));
@@ -1755,7 +1755,7 @@ MOCK_API cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cud
 
 MOCK_API cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
-    cubind_mock_begin("cudaMemGetMemPool");
+    cubind_mock_begin("cudaMemGetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
     cubind_mock_arg(&type, sizeof(enum cudaMemAllocationType));
@@ -1765,7 +1765,7 @@ MOCK_API cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLoc
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)
 {
-    cubind_mock_begin("cudaMemSetMemPool");
+    cubind_mock_begin("cudaMemSetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
     cubind_mock_arg(&type, sizeof(enum cudaMemAllocationType));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
@@ -1775,7 +1775,7 @@ MOCK_API cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location, enum cu
 
 MOCK_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaMallocFromPoolAsync");
+    cubind_mock_begin("cudaMallocFromPoolAsync", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
@@ -1786,7 +1786,7 @@ MOCK_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPoo
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    cubind_mock_begin("cudaMemPoolExportToShareableHandle");
+    cubind_mock_begin("cudaMemPoolExportToShareableHandle", __builtin_return_address(0));
     cubind_mock_arg(&shareableHandle, sizeof(void *));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&handleType, sizeof(enum cudaMemAllocationHandleType));
@@ -1797,7 +1797,7 @@ MOCK_API cudaError_t cudaMemPoolExportToShareableHandle(void *shareableHandle, c
 
 MOCK_API cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
-    cubind_mock_begin("cudaMemPoolImportFromShareableHandle");
+    cubind_mock_begin("cudaMemPoolImportFromShareableHandle", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&shareableHandle, sizeof(void *));
     cubind_mock_arg(&handleType, sizeof(enum cudaMemAllocationHandleType));
@@ -1808,7 +1808,7 @@ MOCK_API cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
 {
-    cubind_mock_begin("cudaMemPoolExportPointer");
+    cubind_mock_begin("cudaMemPoolExportPointer", __builtin_return_address(0));
     cubind_mock_arg(&exportData, sizeof(struct cudaMemPoolPtrExportData *));
     cubind_mock_arg(&ptr, sizeof(void *));
     return (cudaError_t)cubind_mock_status();
@@ -1817,7 +1817,7 @@ MOCK_API cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *e
 
 MOCK_API cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)
 {
-    cubind_mock_begin("cudaMemPoolImportPointer");
+    cubind_mock_begin("cudaMemPoolImportPointer", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&exportData, sizeof(struct cudaMemPoolPtrExportData *));
@@ -1827,7 +1827,7 @@ MOCK_API cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
-    cubind_mock_begin("cudaPointerGetAttributes");
+    cubind_mock_begin("cudaPointerGetAttributes", __builtin_return_address(0));
     cubind_mock_arg(&attributes, sizeof(struct cudaPointerAttributes *));
     cubind_mock_arg(&ptr, sizeof(const void *));
     return (cudaError_t)cubind_mock_status();
@@ -1836,7 +1836,7 @@ MOCK_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr
 
 MOCK_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
 {
-    cubind_mock_begin("cudaDeviceCanAccessPeer");
+    cubind_mock_begin("cudaDeviceCanAccessPeer", __builtin_return_address(0));
     cubind_mock_arg(&canAccessPeer, sizeof(int *));
     cubind_mock_arg(&device, sizeof(int));
     cubind_mock_arg(&peerDevice, sizeof(int));
@@ -1846,7 +1846,7 @@ MOCK_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
 {
-    cubind_mock_begin("cudaDeviceEnablePeerAccess");
+    cubind_mock_begin("cudaDeviceEnablePeerAccess", __builtin_return_address(0));
     cubind_mock_arg(&peerDevice, sizeof(int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     return (cudaError_t)cubind_mock_status();
@@ -1855,7 +1855,7 @@ MOCK_API cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int fla
 
 MOCK_API cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
 {
-    cubind_mock_begin("cudaDeviceDisablePeerAccess");
+    cubind_mock_begin("cudaDeviceDisablePeerAccess", __builtin_return_address(0));
     cubind_mock_arg(&peerDevice, sizeof(int));
     return (cudaError_t)cubind_mock_status();
 }
@@ -1863,7 +1863,7 @@ MOCK_API cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)
 {
-    cubind_mock_begin("cudaGraphicsUnregisterResource");
+    cubind_mock_begin("cudaGraphicsUnregisterResource", __builtin_return_address(0));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -1871,7 +1871,7 @@ MOCK_API cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resou
 
 MOCK_API cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)
 {
-    cubind_mock_begin("cudaGraphicsResourceSetMapFlags");
+    cubind_mock_begin("cudaGraphicsResourceSetMapFlags", __builtin_return_address(0));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     return (cudaError_t)cubind_mock_status();
@@ -1880,7 +1880,7 @@ MOCK_API cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t reso
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaGraphicsMapResources");
+    cubind_mock_begin("cudaGraphicsMapResources", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int));
     cubind_mock_arg(&resources, sizeof(cudaGraphicsResource_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
@@ -1890,7 +1890,7 @@ MOCK_API cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t 
 
 MOCK_API cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaGraphicsUnmapResources");
+    cubind_mock_begin("cudaGraphicsUnmapResources", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int));
     cubind_mock_arg(&resources, sizeof(cudaGraphicsResource_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
@@ -1900,7 +1900,7 @@ MOCK_API cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)
 {
-    cubind_mock_begin("cudaGraphicsResourceGetMappedPointer");
+    cubind_mock_begin("cudaGraphicsResourceGetMappedPointer", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
@@ -1910,7 +1910,7 @@ MOCK_API cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t 
 
 MOCK_API cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
-    cubind_mock_begin("cudaGraphicsSubResourceGetMappedArray");
+    cubind_mock_begin("cudaGraphicsSubResourceGetMappedArray", __builtin_return_address(0));
     cubind_mock_arg(&array, sizeof(cudaArray_t *));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
     cubind_mock_arg(&arrayIndex, sizeof(unsigned int));
@@ -1921,7 +1921,7 @@ MOCK_API cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
 {
-    cubind_mock_begin("cudaGraphicsResourceGetMappedMipmappedArray");
+    cubind_mock_begin("cudaGraphicsResourceGetMappedMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&mipmappedArray, sizeof(cudaMipmappedArray_t *));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
     return (cudaError_t)cubind_mock_status();
@@ -1930,7 +1930,7 @@ MOCK_API cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedAr
 
 MOCK_API cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
 {
-    cubind_mock_begin("cudaGetChannelDesc");
+    cubind_mock_begin("cudaGetChannelDesc", __builtin_return_address(0));
     cubind_mock_arg(&desc, sizeof(struct cudaChannelFormatDesc *));
     cubind_mock_arg(&array, sizeof(cudaArray_const_t));
     return (cudaError_t)cubind_mock_status();
@@ -1939,7 +1939,7 @@ MOCK_API cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cuda
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)
 {
-    cubind_mock_begin("cudaCreateChannelDesc");
+    cubind_mock_begin("cudaCreateChannelDesc", __builtin_return_address(0));
     cubind_mock_arg(&x, sizeof(int));
     cubind_mock_arg(&y, sizeof(int));
     cubind_mock_arg(&z, sizeof(int));
@@ -1955,7 +1955,7 @@ MOCK_API struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z,
 
 MOCK_API cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
-    cubind_mock_begin("cudaCreateTextureObject");
+    cubind_mock_begin("cudaCreateTextureObject", __builtin_return_address(0));
     cubind_mock_arg(&pTexObject, sizeof(cudaTextureObject_t *));
     cubind_mock_arg(&pResDesc, sizeof(const struct cudaResourceDesc *));
     cubind_mock_arg(&pTexDesc, sizeof(const struct cudaTextureDesc *));
@@ -1966,7 +1966,7 @@ MOCK_API cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, co
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)
 {
-    cubind_mock_begin("cudaDestroyTextureObject");
+    cubind_mock_begin("cudaDestroyTextureObject", __builtin_return_address(0));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -1974,7 +1974,7 @@ MOCK_API cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)
 
 MOCK_API cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
-    cubind_mock_begin("cudaGetTextureObjectResourceDesc");
+    cubind_mock_begin("cudaGetTextureObjectResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(struct cudaResourceDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
     return (cudaError_t)cubind_mock_status();
@@ -1983,7 +1983,7 @@ MOCK_API cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *p
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
 {
-    cubind_mock_begin("cudaGetTextureObjectTextureDesc");
+    cubind_mock_begin("cudaGetTextureObjectTextureDesc", __builtin_return_address(0));
     cubind_mock_arg(&pTexDesc, sizeof(struct cudaTextureDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
     return (cudaError_t)cubind_mock_status();
@@ -1992,7 +1992,7 @@ MOCK_API cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTe
 
 MOCK_API cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
-    cubind_mock_begin("cudaGetTextureObjectResourceViewDesc");
+    cubind_mock_begin("cudaGetTextureObjectResourceViewDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResViewDesc, sizeof(struct cudaResourceViewDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
     return (cudaError_t)cubind_mock_status();
@@ -2001,7 +2001,7 @@ MOCK_API cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceVie
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
-    cubind_mock_begin("cudaCreateSurfaceObject");
+    cubind_mock_begin("cudaCreateSurfaceObject", __builtin_return_address(0));
     cubind_mock_arg(&pSurfObject, sizeof(cudaSurfaceObject_t *));
     cubind_mock_arg(&pResDesc, sizeof(const struct cudaResourceDesc *));
     return (cudaError_t)cubind_mock_status();
@@ -2010,7 +2010,7 @@ MOCK_API cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, c
 
 MOCK_API cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
 {
-    cubind_mock_begin("cudaDestroySurfaceObject");
+    cubind_mock_begin("cudaDestroySurfaceObject", __builtin_return_address(0));
     cubind_mock_arg(&surfObject, sizeof(cudaSurfaceObject_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -2018,7 +2018,7 @@ MOCK_API cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
-    cubind_mock_begin("cudaGetSurfaceObjectResourceDesc");
+    cubind_mock_begin("cudaGetSurfaceObjectResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(struct cudaResourceDesc *));
     cubind_mock_arg(&surfObject, sizeof(cudaSurfaceObject_t));
     return (cudaError_t)cubind_mock_status();
@@ -2027,14 +2027,14 @@ MOCK_API cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *p
 
 MOCK_API cudaError_t cudaDriverGetVersion(int *driverVersion)
 {
-    cubind_mock_begin("cudaDriverGetVersion");
+    cubind_mock_begin("cudaDriverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&driverVersion, sizeof(int *));
     return (cudaError_t)cubind_mock_status();
 }
 
 MOCK_API cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 {
-    cubind_mock_begin("cudaRuntimeGetVersion");
+    cubind_mock_begin("cudaRuntimeGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&runtimeVersion, sizeof(int *));
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libruntime reports it (encoded) */
@@ -2054,7 +2054,7 @@ MOCK_API cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 
 MOCK_API cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)
 {
-    cubind_mock_begin("cudaLogsRegisterCallback");
+    cubind_mock_begin("cudaLogsRegisterCallback", __builtin_return_address(0));
     cubind_mock_arg(&callbackFunc, sizeof(cudaLogsCallback_t));
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback_out, sizeof(cudaLogsCallbackHandle *));
@@ -2064,7 +2064,7 @@ MOCK_API cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, v
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)
 {
-    cubind_mock_begin("cudaLogsUnregisterCallback");
+    cubind_mock_begin("cudaLogsUnregisterCallback", __builtin_return_address(0));
     cubind_mock_arg(&callback, sizeof(cudaLogsCallbackHandle));
     return (cudaError_t)cubind_mock_status();
 }
@@ -2072,7 +2072,7 @@ MOCK_API cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)
 
 MOCK_API cudaError_t cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)
 {
-    cubind_mock_begin("cudaLogsCurrent");
+    cubind_mock_begin("cudaLogsCurrent", __builtin_return_address(0));
     cubind_mock_arg(&iterator_out, sizeof(cudaLogIterator *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     return (cudaError_t)cubind_mock_status();
@@ -2081,7 +2081,7 @@ MOCK_API cudaError_t cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
-    cubind_mock_begin("cudaLogsDumpToFile");
+    cubind_mock_begin("cudaLogsDumpToFile", __builtin_return_address(0));
     cubind_mock_arg(&iterator, sizeof(cudaLogIterator *));
     cubind_mock_arg(&pathToFile, sizeof(const char *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -2091,7 +2091,7 @@ MOCK_API cudaError_t cudaLogsDumpToFile(cudaLogIterator *iterator, const char *p
 
 MOCK_API cudaError_t cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
-    cubind_mock_begin("cudaLogsDumpToMemory");
+    cubind_mock_begin("cudaLogsDumpToMemory", __builtin_return_address(0));
     cubind_mock_arg(&iterator, sizeof(cudaLogIterator *));
     cubind_mock_arg(&buffer, sizeof(char *));
     cubind_mock_arg(&size, sizeof(size_t *));
@@ -2102,7 +2102,7 @@ MOCK_API cudaError_t cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
 {
-    cubind_mock_begin("cudaGraphCreate");
+    cubind_mock_begin("cudaGraphCreate", __builtin_return_address(0));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     return (cudaError_t)cubind_mock_status();
@@ -2111,7 +2111,7 @@ MOCK_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
 
 MOCK_API cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind_mock_begin("cudaGraphAddKernelNode");
+    cubind_mock_begin("cudaGraphAddKernelNode", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2123,7 +2123,7 @@ MOCK_API cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGra
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind_mock_begin("cudaGraphKernelNodeGetParams");
+    cubind_mock_begin("cudaGraphKernelNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaKernelNodeParams *));
     return (cudaError_t)cubind_mock_status();
@@ -2132,7 +2132,7 @@ MOCK_API cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct c
 
 MOCK_API cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind_mock_begin("cudaGraphKernelNodeSetParams");
+    cubind_mock_begin("cudaGraphKernelNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaKernelNodeParams *));
     return (cudaError_t)cubind_mock_status();
@@ -2141,7 +2141,7 @@ MOCK_API cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const st
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
 {
-    cubind_mock_begin("cudaGraphKernelNodeCopyAttributes");
+    cubind_mock_begin("cudaGraphKernelNodeCopyAttributes", __builtin_return_address(0));
     cubind_mock_arg(&hDst, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&hSrc, sizeof(cudaGraphNode_t));
     return (cudaError_t)cubind_mock_status();
@@ -2150,7 +2150,7 @@ MOCK_API cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cud
 
 MOCK_API cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
-    cubind_mock_begin("cudaGraphKernelNodeGetAttribute");
+    cubind_mock_begin("cudaGraphKernelNodeGetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&attr, sizeof(cudaLaunchAttributeID));
     cubind_mock_arg(&value_out, sizeof(cudaLaunchAttributeValue *));
@@ -2160,7 +2160,7 @@ MOCK_API cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cuda
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
-    cubind_mock_begin("cudaGraphKernelNodeSetAttribute");
+    cubind_mock_begin("cudaGraphKernelNodeSetAttribute", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&attr, sizeof(cudaLaunchAttributeID));
     cubind_mock_arg(&value, sizeof(const cudaLaunchAttributeValue *));
@@ -2170,7 +2170,7 @@ MOCK_API cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cuda
 
 MOCK_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)
 {
-    cubind_mock_begin("cudaGraphAddMemcpyNode");
+    cubind_mock_begin("cudaGraphAddMemcpyNode", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2182,7 +2182,7 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGra
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaGraphAddMemcpyNodeToSymbol");
+    cubind_mock_begin("cudaGraphAddMemcpyNodeToSymbol", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2198,7 +2198,7 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode,
 
 MOCK_API cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaGraphAddMemcpyNodeFromSymbol");
+    cubind_mock_begin("cudaGraphAddMemcpyNodeFromSymbol", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2214,7 +2214,7 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNod
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaGraphAddMemcpyNode1D");
+    cubind_mock_begin("cudaGraphAddMemcpyNode1D", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2229,7 +2229,7 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaG
 
 MOCK_API cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
 {
-    cubind_mock_begin("cudaGraphMemcpyNodeGetParams");
+    cubind_mock_begin("cudaGraphMemcpyNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaMemcpy3DParms *));
     return (cudaError_t)cubind_mock_status();
@@ -2238,7 +2238,7 @@ MOCK_API cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
-    cubind_mock_begin("cudaGraphMemcpyNodeSetParams");
+    cubind_mock_begin("cudaGraphMemcpyNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaMemcpy3DParms *));
     return (cudaError_t)cubind_mock_status();
@@ -2247,7 +2247,7 @@ MOCK_API cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const st
 
 MOCK_API cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaGraphMemcpyNodeSetParamsToSymbol");
+    cubind_mock_begin("cudaGraphMemcpyNodeSetParamsToSymbol", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&symbol, sizeof(const void *));
     cubind_mock_arg(&src, sizeof(const void *));
@@ -2260,7 +2260,7 @@ MOCK_API cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaGraphMemcpyNodeSetParamsFromSymbol");
+    cubind_mock_begin("cudaGraphMemcpyNodeSetParamsFromSymbol", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&dst, sizeof(void *));
     cubind_mock_arg(&symbol, sizeof(const void *));
@@ -2273,7 +2273,7 @@ MOCK_API cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node
 
 MOCK_API cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaGraphMemcpyNodeSetParams1D");
+    cubind_mock_begin("cudaGraphMemcpyNodeSetParams1D", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&dst, sizeof(void *));
     cubind_mock_arg(&src, sizeof(const void *));
@@ -2285,7 +2285,7 @@ MOCK_API cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)
 {
-    cubind_mock_begin("cudaGraphAddMemsetNode");
+    cubind_mock_begin("cudaGraphAddMemsetNode", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2297,7 +2297,7 @@ MOCK_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGra
 
 MOCK_API cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
 {
-    cubind_mock_begin("cudaGraphMemsetNodeGetParams");
+    cubind_mock_begin("cudaGraphMemsetNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaMemsetParams *));
     return (cudaError_t)cubind_mock_status();
@@ -2306,7 +2306,7 @@ MOCK_API cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
-    cubind_mock_begin("cudaGraphMemsetNodeSetParams");
+    cubind_mock_begin("cudaGraphMemsetNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaMemsetParams *));
     return (cudaError_t)cubind_mock_status();
@@ -2315,7 +2315,7 @@ MOCK_API cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const st
 
 MOCK_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)
 {
-    cubind_mock_begin("cudaGraphAddHostNode");
+    cubind_mock_begin("cudaGraphAddHostNode", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2327,7 +2327,7 @@ MOCK_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
 {
-    cubind_mock_begin("cudaGraphHostNodeGetParams");
+    cubind_mock_begin("cudaGraphHostNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaHostNodeParams *));
     return (cudaError_t)cubind_mock_status();
@@ -2336,7 +2336,7 @@ MOCK_API cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cud
 
 MOCK_API cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
-    cubind_mock_begin("cudaGraphHostNodeSetParams");
+    cubind_mock_begin("cudaGraphHostNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaHostNodeParams *));
     return (cudaError_t)cubind_mock_status();
@@ -2345,7 +2345,7 @@ MOCK_API cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const stru
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)
 {
-    cubind_mock_begin("cudaGraphAddChildGraphNode");
+    cubind_mock_begin("cudaGraphAddChildGraphNode", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2357,7 +2357,7 @@ MOCK_API cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cud
 
 MOCK_API cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)
 {
-    cubind_mock_begin("cudaGraphChildGraphNodeGetGraph");
+    cubind_mock_begin("cudaGraphChildGraphNodeGetGraph", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
     return (cudaError_t)cubind_mock_status();
@@ -2366,7 +2366,7 @@ MOCK_API cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaG
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)
 {
-    cubind_mock_begin("cudaGraphAddEmptyNode");
+    cubind_mock_begin("cudaGraphAddEmptyNode", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2377,7 +2377,7 @@ MOCK_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGrap
 
 MOCK_API cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
-    cubind_mock_begin("cudaGraphAddEventRecordNode");
+    cubind_mock_begin("cudaGraphAddEventRecordNode", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2389,7 +2389,7 @@ MOCK_API cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cu
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
-    cubind_mock_begin("cudaGraphEventRecordNodeGetEvent");
+    cubind_mock_begin("cudaGraphEventRecordNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event_out, sizeof(cudaEvent_t *));
     return (cudaError_t)cubind_mock_status();
@@ -2398,7 +2398,7 @@ MOCK_API cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cuda
 
 MOCK_API cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
 {
-    cubind_mock_begin("cudaGraphEventRecordNodeSetEvent");
+    cubind_mock_begin("cudaGraphEventRecordNodeSetEvent", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
     return (cudaError_t)cubind_mock_status();
@@ -2407,7 +2407,7 @@ MOCK_API cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cuda
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
-    cubind_mock_begin("cudaGraphAddEventWaitNode");
+    cubind_mock_begin("cudaGraphAddEventWaitNode", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2419,7 +2419,7 @@ MOCK_API cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cuda
 
 MOCK_API cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
-    cubind_mock_begin("cudaGraphEventWaitNodeGetEvent");
+    cubind_mock_begin("cudaGraphEventWaitNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event_out, sizeof(cudaEvent_t *));
     return (cudaError_t)cubind_mock_status();
@@ -2428,7 +2428,7 @@ MOCK_API cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEv
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
 {
-    cubind_mock_begin("cudaGraphEventWaitNodeSetEvent");
+    cubind_mock_begin("cudaGraphEventWaitNodeSetEvent", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
     return (cudaError_t)cubind_mock_status();
@@ -2437,7 +2437,7 @@ MOCK_API cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEv
 
 MOCK_API cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    cubind_mock_begin("cudaGraphAddExternalSemaphoresSignalNode");
+    cubind_mock_begin("cudaGraphAddExternalSemaphoresSignalNode", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2449,7 +2449,7 @@ MOCK_API cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *p
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)
 {
-    cubind_mock_begin("cudaGraphExternalSemaphoresSignalNodeGetParams");
+    cubind_mock_begin("cudaGraphExternalSemaphoresSignalNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaExternalSemaphoreSignalNodeParams *));
     return (cudaError_t)cubind_mock_status();
@@ -2458,7 +2458,7 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNod
 
 MOCK_API cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    cubind_mock_begin("cudaGraphExternalSemaphoresSignalNodeSetParams");
+    cubind_mock_begin("cudaGraphExternalSemaphoresSignalNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&nodeParams, sizeof(const struct cudaExternalSemaphoreSignalNodeParams *));
     return (cudaError_t)cubind_mock_status();
@@ -2467,7 +2467,7 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNod
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    cubind_mock_begin("cudaGraphAddExternalSemaphoresWaitNode");
+    cubind_mock_begin("cudaGraphAddExternalSemaphoresWaitNode", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2479,7 +2479,7 @@ MOCK_API cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGr
 
 MOCK_API cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)
 {
-    cubind_mock_begin("cudaGraphExternalSemaphoresWaitNodeGetParams");
+    cubind_mock_begin("cudaGraphExternalSemaphoresWaitNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaExternalSemaphoreWaitNodeParams *));
     return (cudaError_t)cubind_mock_status();
@@ -2488,7 +2488,7 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    cubind_mock_begin("cudaGraphExternalSemaphoresWaitNodeSetParams");
+    cubind_mock_begin("cudaGraphExternalSemaphoresWaitNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&nodeParams, sizeof(const struct cudaExternalSemaphoreWaitNodeParams *));
     return (cudaError_t)cubind_mock_status();
@@ -2497,7 +2497,7 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_
 
 MOCK_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
-    cubind_mock_begin("cudaGraphAddMemAllocNode");
+    cubind_mock_begin("cudaGraphAddMemAllocNode", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2509,7 +2509,7 @@ MOCK_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaG
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
-    cubind_mock_begin("cudaGraphMemAllocNodeGetParams");
+    cubind_mock_begin("cudaGraphMemAllocNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaMemAllocNodeParams *));
     return (cudaError_t)cubind_mock_status();
@@ -2518,7 +2518,7 @@ MOCK_API cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct
 
 MOCK_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
 {
-    cubind_mock_begin("cudaGraphAddMemFreeNode");
+    cubind_mock_begin("cudaGraphAddMemFreeNode", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2530,7 +2530,7 @@ MOCK_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
 {
-    cubind_mock_begin("cudaGraphMemFreeNodeGetParams");
+    cubind_mock_begin("cudaGraphMemFreeNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&dptr_out, sizeof(void *));
     return (cudaError_t)cubind_mock_status();
@@ -2539,7 +2539,7 @@ MOCK_API cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *d
 
 MOCK_API cudaError_t cudaDeviceGraphMemTrim(int device)
 {
-    cubind_mock_begin("cudaDeviceGraphMemTrim");
+    cubind_mock_begin("cudaDeviceGraphMemTrim", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int));
     return (cudaError_t)cubind_mock_status();
 }
@@ -2547,7 +2547,7 @@ MOCK_API cudaError_t cudaDeviceGraphMemTrim(int device)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
-    cubind_mock_begin("cudaDeviceGetGraphMemAttribute");
+    cubind_mock_begin("cudaDeviceGetGraphMemAttribute", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int));
     cubind_mock_arg(&attr, sizeof(enum cudaGraphMemAttributeType));
     cubind_mock_arg(&value, sizeof(void *));
@@ -2557,7 +2557,7 @@ MOCK_API cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMe
 
 MOCK_API cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
-    cubind_mock_begin("cudaDeviceSetGraphMemAttribute");
+    cubind_mock_begin("cudaDeviceSetGraphMemAttribute", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int));
     cubind_mock_arg(&attr, sizeof(enum cudaGraphMemAttributeType));
     cubind_mock_arg(&value, sizeof(void *));
@@ -2567,7 +2567,7 @@ MOCK_API cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMe
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
 {
-    cubind_mock_begin("cudaGraphClone");
+    cubind_mock_begin("cudaGraphClone", __builtin_return_address(0));
     cubind_mock_arg(&pGraphClone, sizeof(cudaGraph_t *));
     cubind_mock_arg(&originalGraph, sizeof(cudaGraph_t));
     return (cudaError_t)cubind_mock_status();
@@ -2576,7 +2576,7 @@ MOCK_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t origin
 
 MOCK_API cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)
 {
-    cubind_mock_begin("cudaGraphNodeFindInClone");
+    cubind_mock_begin("cudaGraphNodeFindInClone", __builtin_return_address(0));
     cubind_mock_arg(&pNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&originalNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&clonedGraph, sizeof(cudaGraph_t));
@@ -2586,7 +2586,7 @@ MOCK_API cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphN
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
 {
-    cubind_mock_begin("cudaGraphNodeGetType");
+    cubind_mock_begin("cudaGraphNodeGetType", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pType, sizeof(enum cudaGraphNodeType *));
     return (cudaError_t)cubind_mock_status();
@@ -2595,7 +2595,7 @@ MOCK_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNo
 
 MOCK_API cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
 {
-    cubind_mock_begin("cudaGraphGetNodes");
+    cubind_mock_begin("cudaGraphGetNodes", __builtin_return_address(0));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&nodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&numNodes, sizeof(size_t *));
@@ -2605,7 +2605,7 @@ MOCK_API cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
-    cubind_mock_begin("cudaGraphGetRootNodes");
+    cubind_mock_begin("cudaGraphGetRootNodes", __builtin_return_address(0));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pRootNodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&pNumRootNodes, sizeof(size_t *));
@@ -2615,7 +2615,7 @@ MOCK_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *p
 
 MOCK_API cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
 {
-    cubind_mock_begin("cudaGraphGetEdges");
+    cubind_mock_begin("cudaGraphGetEdges", __builtin_return_address(0));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&from, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&to, sizeof(cudaGraphNode_t *));
@@ -2627,7 +2627,7 @@ MOCK_API cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
 {
-    cubind_mock_begin("cudaGraphNodeGetDependencies");
+    cubind_mock_begin("cudaGraphNodeGetDependencies", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pDependencies, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
@@ -2638,7 +2638,7 @@ MOCK_API cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGrap
 
 MOCK_API cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
 {
-    cubind_mock_begin("cudaGraphNodeGetDependentNodes");
+    cubind_mock_begin("cudaGraphNodeGetDependentNodes", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pDependentNodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
@@ -2649,7 +2649,7 @@ MOCK_API cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
-    cubind_mock_begin("cudaGraphAddDependencies");
+    cubind_mock_begin("cudaGraphAddDependencies", __builtin_return_address(0));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&from, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&to, sizeof(const cudaGraphNode_t *));
@@ -2661,7 +2661,7 @@ MOCK_API cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraph
 
 MOCK_API cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
-    cubind_mock_begin("cudaGraphRemoveDependencies");
+    cubind_mock_begin("cudaGraphRemoveDependencies", __builtin_return_address(0));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&from, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&to, sizeof(const cudaGraphNode_t *));
@@ -2673,7 +2673,7 @@ MOCK_API cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGr
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)
 {
-    cubind_mock_begin("cudaGraphDestroyNode");
+    cubind_mock_begin("cudaGraphDestroyNode", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -2681,7 +2681,7 @@ MOCK_API cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)
 
 MOCK_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
-    cubind_mock_begin("cudaGraphInstantiate");
+    cubind_mock_begin("cudaGraphInstantiate", __builtin_return_address(0));
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
@@ -2691,7 +2691,7 @@ MOCK_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
-    cubind_mock_begin("cudaGraphInstantiateWithFlags");
+    cubind_mock_begin("cudaGraphInstantiateWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
@@ -2701,7 +2701,7 @@ MOCK_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, 
 
 MOCK_API cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
 {
-    cubind_mock_begin("cudaGraphInstantiateWithParams");
+    cubind_mock_begin("cudaGraphInstantiateWithParams", __builtin_return_address(0));
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&instantiateParams, sizeof(cudaGraphInstantiateParams *));
@@ -2711,7 +2711,7 @@ MOCK_API cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec,
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)
 {
-    cubind_mock_begin("cudaGraphExecGetFlags");
+    cubind_mock_begin("cudaGraphExecGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&graphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long *));
     return (cudaError_t)cubind_mock_status();
@@ -2720,7 +2720,7 @@ MOCK_API cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned l
 
 MOCK_API cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
-    cubind_mock_begin("cudaGraphExecKernelNodeSetParams");
+    cubind_mock_begin("cudaGraphExecKernelNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaKernelNodeParams *));
@@ -2730,7 +2730,7 @@ MOCK_API cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
-    cubind_mock_begin("cudaGraphExecMemcpyNodeSetParams");
+    cubind_mock_begin("cudaGraphExecMemcpyNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaMemcpy3DParms *));
@@ -2740,7 +2740,7 @@ MOCK_API cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec
 
 MOCK_API cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaGraphExecMemcpyNodeSetParamsToSymbol");
+    cubind_mock_begin("cudaGraphExecMemcpyNodeSetParamsToSymbol", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&symbol, sizeof(const void *));
@@ -2754,7 +2754,7 @@ MOCK_API cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hG
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaGraphExecMemcpyNodeSetParamsFromSymbol");
+    cubind_mock_begin("cudaGraphExecMemcpyNodeSetParamsFromSymbol", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&dst, sizeof(void *));
@@ -2768,7 +2768,7 @@ MOCK_API cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t 
 
 MOCK_API cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    cubind_mock_begin("cudaGraphExecMemcpyNodeSetParams1D");
+    cubind_mock_begin("cudaGraphExecMemcpyNodeSetParams1D", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&dst, sizeof(void *));
@@ -2781,7 +2781,7 @@ MOCK_API cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphEx
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
-    cubind_mock_begin("cudaGraphExecMemsetNodeSetParams");
+    cubind_mock_begin("cudaGraphExecMemsetNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaMemsetParams *));
@@ -2791,7 +2791,7 @@ MOCK_API cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec
 
 MOCK_API cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
-    cubind_mock_begin("cudaGraphExecHostNodeSetParams");
+    cubind_mock_begin("cudaGraphExecHostNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaHostNodeParams *));
@@ -2801,7 +2801,7 @@ MOCK_API cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)
 {
-    cubind_mock_begin("cudaGraphExecChildGraphNodeSetParams");
+    cubind_mock_begin("cudaGraphExecChildGraphNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&childGraph, sizeof(cudaGraph_t));
@@ -2811,7 +2811,7 @@ MOCK_API cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraph
 
 MOCK_API cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
-    cubind_mock_begin("cudaGraphExecEventRecordNodeSetEvent");
+    cubind_mock_begin("cudaGraphExecEventRecordNodeSetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
@@ -2821,7 +2821,7 @@ MOCK_API cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraph
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
-    cubind_mock_begin("cudaGraphExecEventWaitNodeSetEvent");
+    cubind_mock_begin("cudaGraphExecEventWaitNodeSetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
@@ -2831,7 +2831,7 @@ MOCK_API cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphEx
 
 MOCK_API cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
-    cubind_mock_begin("cudaGraphExecExternalSemaphoresSignalNodeSetParams");
+    cubind_mock_begin("cudaGraphExecExternalSemaphoresSignalNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&nodeParams, sizeof(const struct cudaExternalSemaphoreSignalNodeParams *));
@@ -2841,7 +2841,7 @@ MOCK_API cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGrap
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
-    cubind_mock_begin("cudaGraphExecExternalSemaphoresWaitNodeSetParams");
+    cubind_mock_begin("cudaGraphExecExternalSemaphoresWaitNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&nodeParams, sizeof(const struct cudaExternalSemaphoreWaitNodeParams *));
@@ -2851,7 +2851,7 @@ MOCK_API cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphE
 
 MOCK_API cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)
 {
-    cubind_mock_begin("cudaGraphNodeSetEnabled");
+    cubind_mock_begin("cudaGraphNodeSetEnabled", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int));
@@ -2861,7 +2861,7 @@ MOCK_API cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGra
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)
 {
-    cubind_mock_begin("cudaGraphNodeGetEnabled");
+    cubind_mock_begin("cudaGraphNodeGetEnabled", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
@@ -2871,7 +2871,7 @@ MOCK_API cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGra
 
 MOCK_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
 {
-    cubind_mock_begin("cudaGraphExecUpdate");
+    cubind_mock_begin("cudaGraphExecUpdate", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hGraph, sizeof(cudaGraph_t));
     cubind_mock_arg(&resultInfo, sizeof(cudaGraphExecUpdateResultInfo *));
@@ -2881,7 +2881,7 @@ MOCK_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaGraphUpload");
+    cubind_mock_begin("cudaGraphUpload", __builtin_return_address(0));
     cubind_mock_arg(&graphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     return (cudaError_t)cubind_mock_status();
@@ -2890,7 +2890,7 @@ MOCK_API cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t str
 
 MOCK_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
-    cubind_mock_begin("cudaGraphLaunch");
+    cubind_mock_begin("cudaGraphLaunch", __builtin_return_address(0));
     cubind_mock_arg(&graphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     return (cudaError_t)cubind_mock_status();
@@ -2899,7 +2899,7 @@ MOCK_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t str
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 {
-    cubind_mock_begin("cudaGraphExecDestroy");
+    cubind_mock_begin("cudaGraphExecDestroy", __builtin_return_address(0));
     cubind_mock_arg(&graphExec, sizeof(cudaGraphExec_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -2907,7 +2907,7 @@ MOCK_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 
 MOCK_API cudaError_t cudaGraphDestroy(cudaGraph_t graph)
 {
-    cubind_mock_begin("cudaGraphDestroy");
+    cubind_mock_begin("cudaGraphDestroy", __builtin_return_address(0));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -2915,7 +2915,7 @@ MOCK_API cudaError_t cudaGraphDestroy(cudaGraph_t graph)
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)
 {
-    cubind_mock_begin("cudaGraphDebugDotPrint");
+    cubind_mock_begin("cudaGraphDebugDotPrint", __builtin_return_address(0));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&path, sizeof(const char *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
@@ -2925,7 +2925,7 @@ MOCK_API cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path,
 
 MOCK_API cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
 {
-    cubind_mock_begin("cudaUserObjectCreate");
+    cubind_mock_begin("cudaUserObjectCreate", __builtin_return_address(0));
     cubind_mock_arg(&object_out, sizeof(cudaUserObject_t *));
     cubind_mock_arg(&ptr, sizeof(void *));
     cubind_mock_arg(&destroy, sizeof(cudaHostFn_t));
@@ -2937,7 +2937,7 @@ MOCK_API cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *pt
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)
 {
-    cubind_mock_begin("cudaUserObjectRetain");
+    cubind_mock_begin("cudaUserObjectRetain", __builtin_return_address(0));
     cubind_mock_arg(&object, sizeof(cudaUserObject_t));
     cubind_mock_arg(&count, sizeof(unsigned int));
     return (cudaError_t)cubind_mock_status();
@@ -2946,7 +2946,7 @@ MOCK_API cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int 
 
 MOCK_API cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)
 {
-    cubind_mock_begin("cudaUserObjectRelease");
+    cubind_mock_begin("cudaUserObjectRelease", __builtin_return_address(0));
     cubind_mock_arg(&object, sizeof(cudaUserObject_t));
     cubind_mock_arg(&count, sizeof(unsigned int));
     return (cudaError_t)cubind_mock_status();
@@ -2955,7 +2955,7 @@ MOCK_API cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
 {
-    cubind_mock_begin("cudaGraphRetainUserObject");
+    cubind_mock_begin("cudaGraphRetainUserObject", __builtin_return_address(0));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&object, sizeof(cudaUserObject_t));
     cubind_mock_arg(&count, sizeof(unsigned int));
@@ -2966,7 +2966,7 @@ MOCK_API cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject
 
 MOCK_API cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
 {
-    cubind_mock_begin("cudaGraphReleaseUserObject");
+    cubind_mock_begin("cudaGraphReleaseUserObject", __builtin_return_address(0));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&object, sizeof(cudaUserObject_t));
     cubind_mock_arg(&count, sizeof(unsigned int));
@@ -2976,7 +2976,7 @@ MOCK_API cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObjec
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
 {
-    cubind_mock_begin("cudaGraphAddNode");
+    cubind_mock_begin("cudaGraphAddNode", __builtin_return_address(0));
     cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
@@ -2989,7 +2989,7 @@ MOCK_API cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t g
 
 MOCK_API cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
-    cubind_mock_begin("cudaGraphNodeSetParams");
+    cubind_mock_begin("cudaGraphNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&nodeParams, sizeof(struct cudaGraphNodeParams *));
     return (cudaError_t)cubind_mock_status();
@@ -2998,7 +2998,7 @@ MOCK_API cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGra
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
-    cubind_mock_begin("cudaGraphExecNodeSetParams");
+    cubind_mock_begin("cudaGraphExecNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&graphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&nodeParams, sizeof(struct cudaGraphNodeParams *));
@@ -3008,7 +3008,7 @@ MOCK_API cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaG
 
 MOCK_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
 {
-    cubind_mock_begin("cudaGraphConditionalHandleCreate");
+    cubind_mock_begin("cudaGraphConditionalHandleCreate", __builtin_return_address(0));
     cubind_mock_arg(&pHandle_out, sizeof(cudaGraphConditionalHandle *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&defaultLaunchValue, sizeof(unsigned int));
@@ -3019,7 +3019,7 @@ MOCK_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    cubind_mock_begin("cudaGetDriverEntryPoint");
+    cubind_mock_begin("cudaGetDriverEntryPoint", __builtin_return_address(0));
     cubind_mock_arg(&symbol, sizeof(const char *));
     cubind_mock_arg(&funcPtr, sizeof(void **));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
@@ -3030,7 +3030,7 @@ MOCK_API cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
 
 MOCK_API cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    cubind_mock_begin("cudaGetDriverEntryPointByVersion");
+    cubind_mock_begin("cudaGetDriverEntryPointByVersion", __builtin_return_address(0));
     cubind_mock_arg(&symbol, sizeof(const char *));
     cubind_mock_arg(&funcPtr, sizeof(void **));
     cubind_mock_arg(&cudaVersion, sizeof(unsigned int));
@@ -3042,7 +3042,7 @@ MOCK_API cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void *
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    cubind_mock_begin("cudaLibraryLoadData");
+    cubind_mock_begin("cudaLibraryLoadData", __builtin_return_address(0));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t *));
     cubind_mock_arg(&code, sizeof(const void *));
     cubind_mock_arg(&jitOptions, sizeof(enum cudaJitOption *));
@@ -3057,7 +3057,7 @@ MOCK_API cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *cod
 
 MOCK_API cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
-    cubind_mock_begin("cudaLibraryLoadFromFile");
+    cubind_mock_begin("cudaLibraryLoadFromFile", __builtin_return_address(0));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t *));
     cubind_mock_arg(&fileName, sizeof(const char *));
     cubind_mock_arg(&jitOptions, sizeof(enum cudaJitOption *));
@@ -3072,7 +3072,7 @@ MOCK_API cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char 
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaLibraryUnload(cudaLibrary_t library)
 {
-    cubind_mock_begin("cudaLibraryUnload");
+    cubind_mock_begin("cudaLibraryUnload", __builtin_return_address(0));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t));
     return (cudaError_t)cubind_mock_status();
 }
@@ -3080,7 +3080,7 @@ MOCK_API cudaError_t cudaLibraryUnload(cudaLibrary_t library)
 
 MOCK_API cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
 {
-    cubind_mock_begin("cudaLibraryGetKernel");
+    cubind_mock_begin("cudaLibraryGetKernel", __builtin_return_address(0));
     cubind_mock_arg(&pKernel, sizeof(cudaKernel_t *));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t));
     cubind_mock_arg(&name, sizeof(const char *));
@@ -3090,7 +3090,7 @@ MOCK_API cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t l
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
-    cubind_mock_begin("cudaLibraryGetGlobal");
+    cubind_mock_begin("cudaLibraryGetGlobal", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(void **));
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t));
@@ -3101,7 +3101,7 @@ MOCK_API cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrar
 
 MOCK_API cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
-    cubind_mock_begin("cudaLibraryGetManaged");
+    cubind_mock_begin("cudaLibraryGetManaged", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(void **));
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t));
@@ -3112,7 +3112,7 @@ MOCK_API cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibra
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)
 {
-    cubind_mock_begin("cudaLibraryGetUnifiedFunction");
+    cubind_mock_begin("cudaLibraryGetUnifiedFunction", __builtin_return_address(0));
     cubind_mock_arg(&fptr, sizeof(void **));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t));
     cubind_mock_arg(&symbol, sizeof(const char *));
@@ -3122,7 +3122,7 @@ MOCK_API cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t li
 
 MOCK_API cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)
 {
-    cubind_mock_begin("cudaLibraryGetKernelCount");
+    cubind_mock_begin("cudaLibraryGetKernelCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&lib, sizeof(cudaLibrary_t));
     return (cudaError_t)cubind_mock_status();
@@ -3131,7 +3131,7 @@ MOCK_API cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)
 {
-    cubind_mock_begin("cudaLibraryEnumerateKernels");
+    cubind_mock_begin("cudaLibraryEnumerateKernels", __builtin_return_address(0));
     cubind_mock_arg(&kernels, sizeof(cudaKernel_t *));
     cubind_mock_arg(&numKernels, sizeof(unsigned int));
     cubind_mock_arg(&lib, sizeof(cudaLibrary_t));
@@ -3141,7 +3141,7 @@ MOCK_API cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned
 
 MOCK_API cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)
 {
-    cubind_mock_begin("cudaKernelSetAttributeForDevice");
+    cubind_mock_begin("cudaKernelSetAttributeForDevice", __builtin_return_address(0));
     cubind_mock_arg(&kernel, sizeof(cudaKernel_t));
     cubind_mock_arg(&attr, sizeof(enum cudaFuncAttribute));
     cubind_mock_arg(&value, sizeof(int));
@@ -3152,7 +3152,7 @@ MOCK_API cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum c
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)
 {
-    cubind_mock_begin("cudaGetExportTable");
+    cubind_mock_begin("cudaGetExportTable", __builtin_return_address(0));
     cubind_mock_arg(&ppExportTable, sizeof(const void **));
     cubind_mock_arg(&pExportTableId, sizeof(const cudaUUID_t *));
     return (cudaError_t)cubind_mock_status();
@@ -3161,7 +3161,7 @@ MOCK_API cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUU
 
 MOCK_API cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)
 {
-    cubind_mock_begin("cudaGetFuncBySymbol");
+    cubind_mock_begin("cudaGetFuncBySymbol", __builtin_return_address(0));
     cubind_mock_arg(&functionPtr, sizeof(cudaFunction_t *));
     cubind_mock_arg(&symbolPtr, sizeof(const void *));
     return (cudaError_t)cubind_mock_status();
@@ -3170,7 +3170,7 @@ MOCK_API cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void
 #if !defined(CUBIND_MOCK_HALF)
 MOCK_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
 {
-    cubind_mock_begin("cudaGetKernel");
+    cubind_mock_begin("cudaGetKernel", __builtin_return_address(0));
     cubind_mock_arg(&kernelPtr, sizeof(cudaKernel_t *));
     cubind_mock_arg(&entryFuncAddr, sizeof(const void *));
     return (cudaError_t)cubind_mock_status();

@@ -16,22 +16,35 @@
 #include "passthrough.h"
 #include "recorder.h"
 
+/* Built twice: as passthrough, and with CUBIND_INLINE as passthrough-inline. */
+#if defined(CUBIND_INLINE)
+#define INLINE_FORM 1
+#else
+#define INLINE_FORM 0
+#endif
+
 
 static void test_cubind_cublasLt_create(void **cubind_state)
 {
     cublasLtHandle_t *lightHandle = (cublasLtHandle_t *)(uintptr_t)0x10000010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_create(lightHandle);
-    assert_true(cubind_mock_matches("cublasLtCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_create(lightHandle);
+        assert_true(cubind_mock_matches("cublasLtCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_destroy(void **cubind_state)
@@ -39,16 +52,22 @@ static void test_cubind_cublasLt_destroy(void **cubind_state)
     cublasLtHandle_t lightHandle = (cublasLtHandle_t)(uintptr_t)0x10001010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_destroy(lightHandle);
-    assert_true(cubind_mock_matches("cublasLtDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_destroy(lightHandle);
+        assert_true(cubind_mock_matches("cublasLtDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_get_status_name(void **cubind_state)
@@ -56,16 +75,22 @@ static void test_cubind_cublasLt_get_status_name(void **cubind_state)
     cublasStatus_t status = (cublasStatus_t)64;
     const uintptr_t cubind_expected = 0x53u;
     const char * cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&status, sizeof status);
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_get_status_name(status);
-    assert_true(cubind_mock_matches("cublasLtGetStatusName"));
-    assert_ptr_equal(cubind_result, (const char *)cubind_expected);
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&status, sizeof status);
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_get_status_name(status);
+        assert_true(cubind_mock_matches("cublasLtGetStatusName"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        assert_ptr_equal(cubind_result, (const char *)cubind_expected);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_cublasLt_get_status_string(void **cubind_state)
@@ -73,46 +98,64 @@ static void test_cubind_cublasLt_get_status_string(void **cubind_state)
     cublasStatus_t status = (cublasStatus_t)64;
     const uintptr_t cubind_expected = 0x54u;
     const char * cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&status, sizeof status);
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_get_status_string(status);
-    assert_true(cubind_mock_matches("cublasLtGetStatusString"));
-    assert_ptr_equal(cubind_result, (const char *)cubind_expected);
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&status, sizeof status);
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_get_status_string(status);
+        assert_true(cubind_mock_matches("cublasLtGetStatusString"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        assert_ptr_equal(cubind_result, (const char *)cubind_expected);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_cublasLt_get_version(void **cubind_state)
 {
     const uintptr_t cubind_expected = 0x55u;
     size_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_get_version();
-    assert_true(cubind_mock_matches("cublasLtGetVersion"));
-    assert_int_equal(cubind_result, (size_t)cubind_expected);
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_get_version();
+        assert_true(cubind_mock_matches("cublasLtGetVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        assert_int_equal(cubind_result, (size_t)cubind_expected);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_cublasLt_get_cudart_version(void **cubind_state)
 {
     const uintptr_t cubind_expected = 0x56u;
     size_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_get_cudart_version();
-    assert_true(cubind_mock_matches("cublasLtGetCudartVersion"));
-    assert_int_equal(cubind_result, (size_t)cubind_expected);
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_get_cudart_version();
+        assert_true(cubind_mock_matches("cublasLtGetCudartVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        assert_int_equal(cubind_result, (size_t)cubind_expected);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_cublasLt_get_property(void **cubind_state)
@@ -121,17 +164,23 @@ static void test_cubind_cublasLt_get_property(void **cubind_state)
     int *value = (int *)(uintptr_t)0x10006020u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_get_property(type, value);
-    assert_true(cubind_mock_matches("cublasLtGetProperty"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtGetProperty", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_get_property(type, value);
+        assert_true(cubind_mock_matches("cublasLtGetProperty"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtGetProperty", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_heuristics_cache_get_capacity(void **cubind_state)
@@ -139,16 +188,22 @@ static void test_cubind_cublasLt_heuristics_cache_get_capacity(void **cubind_sta
     size_t *capacity = (size_t *)(uintptr_t)0x10007010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&capacity, sizeof capacity);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_heuristics_cache_get_capacity(capacity);
-    assert_true(cubind_mock_matches("cublasLtHeuristicsCacheGetCapacity"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtHeuristicsCacheGetCapacity", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&capacity, sizeof capacity);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_heuristics_cache_get_capacity(capacity);
+        assert_true(cubind_mock_matches("cublasLtHeuristicsCacheGetCapacity"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtHeuristicsCacheGetCapacity", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_heuristics_cache_set_capacity(void **cubind_state)
@@ -156,16 +211,22 @@ static void test_cubind_cublasLt_heuristics_cache_set_capacity(void **cubind_sta
     size_t capacity = (size_t)0x123400000800LL;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&capacity, sizeof capacity);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_heuristics_cache_set_capacity(capacity);
-    assert_true(cubind_mock_matches("cublasLtHeuristicsCacheSetCapacity"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtHeuristicsCacheSetCapacity", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&capacity, sizeof capacity);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_heuristics_cache_set_capacity(capacity);
+        assert_true(cubind_mock_matches("cublasLtHeuristicsCacheSetCapacity"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtHeuristicsCacheSetCapacity", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_disable_cpu_instructions_set_mask(void **cubind_state)
@@ -173,16 +234,22 @@ static void test_cubind_cublasLt_disable_cpu_instructions_set_mask(void **cubind
     unsigned int mask = (unsigned int)0x120240;
     const uintptr_t cubind_expected = 0x5au;
     unsigned int cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mask, sizeof mask);
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_disable_cpu_instructions_set_mask(mask);
-    assert_true(cubind_mock_matches("cublasLtDisableCpuInstructionsSetMask"));
-    assert_int_equal(cubind_result, (unsigned int)cubind_expected);
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mask, sizeof mask);
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_disable_cpu_instructions_set_mask(mask);
+        assert_true(cubind_mock_matches("cublasLtDisableCpuInstructionsSetMask"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        assert_int_equal(cubind_result, (unsigned int)cubind_expected);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_cublasLt_matmul(void **cubind_state)
@@ -205,31 +272,37 @@ static void test_cubind_cublasLt_matmul(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1000a100u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
-    cubind_mock_expect_arg(&computeDesc, sizeof computeDesc);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&A, sizeof A);
-    cubind_mock_expect_arg(&Adesc, sizeof Adesc);
-    cubind_mock_expect_arg(&B, sizeof B);
-    cubind_mock_expect_arg(&Bdesc, sizeof Bdesc);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&C, sizeof C);
-    cubind_mock_expect_arg(&Cdesc, sizeof Cdesc);
-    cubind_mock_expect_arg(&D, sizeof D);
-    cubind_mock_expect_arg(&Ddesc, sizeof Ddesc);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&workspace, sizeof workspace);
-    cubind_mock_expect_arg(&workspaceSizeInBytes, sizeof workspaceSizeInBytes);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-    assert_true(cubind_mock_matches("cublasLtMatmul"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmul", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+        cubind_mock_expect_arg(&computeDesc, sizeof computeDesc);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&A, sizeof A);
+        cubind_mock_expect_arg(&Adesc, sizeof Adesc);
+        cubind_mock_expect_arg(&B, sizeof B);
+        cubind_mock_expect_arg(&Bdesc, sizeof Bdesc);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&C, sizeof C);
+        cubind_mock_expect_arg(&Cdesc, sizeof Cdesc);
+        cubind_mock_expect_arg(&D, sizeof D);
+        cubind_mock_expect_arg(&Ddesc, sizeof Ddesc);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&workspace, sizeof workspace);
+        cubind_mock_expect_arg(&workspaceSizeInBytes, sizeof workspaceSizeInBytes);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+        assert_true(cubind_mock_matches("cublasLtMatmul"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmul", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_transform(void **cubind_state)
@@ -247,26 +320,32 @@ static void test_cubind_cublasLt_matrix_transform(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1000b0b0u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
-    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&A, sizeof A);
-    cubind_mock_expect_arg(&Adesc, sizeof Adesc);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&B, sizeof B);
-    cubind_mock_expect_arg(&Bdesc, sizeof Bdesc);
-    cubind_mock_expect_arg(&C, sizeof C);
-    cubind_mock_expect_arg(&Cdesc, sizeof Cdesc);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matrix_transform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
-    assert_true(cubind_mock_matches("cublasLtMatrixTransform"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransform", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+        cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&A, sizeof A);
+        cubind_mock_expect_arg(&Adesc, sizeof Adesc);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&B, sizeof B);
+        cubind_mock_expect_arg(&Bdesc, sizeof Bdesc);
+        cubind_mock_expect_arg(&C, sizeof C);
+        cubind_mock_expect_arg(&Cdesc, sizeof Cdesc);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matrix_transform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+        assert_true(cubind_mock_matches("cublasLtMatrixTransform"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransform", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_layout_init_internal(void **cubind_state)
@@ -279,21 +358,27 @@ static void test_cubind_cublasLt_matrix_layout_init_internal(void **cubind_state
     int64_t ld = (int64_t)0x123400000c05LL;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&matLayout, sizeof matLayout);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&rows, sizeof rows);
-    cubind_mock_expect_arg(&cols, sizeof cols);
-    cubind_mock_expect_arg(&ld, sizeof ld);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matrix_layout_init_internal(matLayout, size, type, rows, cols, ld);
-    assert_true(cubind_mock_matches("cublasLtMatrixLayoutInit_internal"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutInit_internal", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&matLayout, sizeof matLayout);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&rows, sizeof rows);
+        cubind_mock_expect_arg(&cols, sizeof cols);
+        cubind_mock_expect_arg(&ld, sizeof ld);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matrix_layout_init_internal(matLayout, size, type, rows, cols, ld);
+        assert_true(cubind_mock_matches("cublasLtMatrixLayoutInit_internal"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutInit_internal", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_layout_create(void **cubind_state)
@@ -305,20 +390,26 @@ static void test_cubind_cublasLt_matrix_layout_create(void **cubind_state)
     int64_t ld = (int64_t)0x123400000d04LL;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&matLayout, sizeof matLayout);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&rows, sizeof rows);
-    cubind_mock_expect_arg(&cols, sizeof cols);
-    cubind_mock_expect_arg(&ld, sizeof ld);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matrix_layout_create(matLayout, type, rows, cols, ld);
-    assert_true(cubind_mock_matches("cublasLtMatrixLayoutCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&matLayout, sizeof matLayout);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&rows, sizeof rows);
+        cubind_mock_expect_arg(&cols, sizeof cols);
+        cubind_mock_expect_arg(&ld, sizeof ld);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matrix_layout_create(matLayout, type, rows, cols, ld);
+        assert_true(cubind_mock_matches("cublasLtMatrixLayoutCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_layout_destroy(void **cubind_state)
@@ -326,16 +417,22 @@ static void test_cubind_cublasLt_matrix_layout_destroy(void **cubind_state)
     cublasLtMatrixLayout_t matLayout = (cublasLtMatrixLayout_t)(uintptr_t)0x1000e010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&matLayout, sizeof matLayout);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matrix_layout_destroy(matLayout);
-    assert_true(cubind_mock_matches("cublasLtMatrixLayoutDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&matLayout, sizeof matLayout);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matrix_layout_destroy(matLayout);
+        assert_true(cubind_mock_matches("cublasLtMatrixLayoutDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_layout_set_attribute(void **cubind_state)
@@ -346,19 +443,25 @@ static void test_cubind_cublasLt_matrix_layout_set_attribute(void **cubind_state
     size_t sizeInBytes = (size_t)0x123400000f03LL;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&matLayout, sizeof matLayout);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&buf, sizeof buf);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matrix_layout_set_attribute(matLayout, attr, buf, sizeInBytes);
-    assert_true(cubind_mock_matches("cublasLtMatrixLayoutSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&matLayout, sizeof matLayout);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&buf, sizeof buf);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matrix_layout_set_attribute(matLayout, attr, buf, sizeInBytes);
+        assert_true(cubind_mock_matches("cublasLtMatrixLayoutSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_layout_get_attribute(void **cubind_state)
@@ -370,20 +473,26 @@ static void test_cubind_cublasLt_matrix_layout_get_attribute(void **cubind_state
     size_t *sizeWritten = (size_t *)(uintptr_t)0x10010050u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&matLayout, sizeof matLayout);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&buf, sizeof buf);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matrix_layout_get_attribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
-    assert_true(cubind_mock_matches("cublasLtMatrixLayoutGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&matLayout, sizeof matLayout);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&buf, sizeof buf);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matrix_layout_get_attribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
+        assert_true(cubind_mock_matches("cublasLtMatrixLayoutGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_desc_init_internal(void **cubind_state)
@@ -394,19 +503,25 @@ static void test_cubind_cublasLt_matmul_desc_init_internal(void **cubind_state)
     cudaDataType_t scaleType = (cudaDataType_t)67;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&scaleType, sizeof scaleType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_desc_init_internal(matmulDesc, size, computeType, scaleType);
-    assert_true(cubind_mock_matches("cublasLtMatmulDescInit_internal"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescInit_internal", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&scaleType, sizeof scaleType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_desc_init_internal(matmulDesc, size, computeType, scaleType);
+        assert_true(cubind_mock_matches("cublasLtMatmulDescInit_internal"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescInit_internal", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_desc_create(void **cubind_state)
@@ -416,18 +531,24 @@ static void test_cubind_cublasLt_matmul_desc_create(void **cubind_state)
     cudaDataType_t scaleType = (cudaDataType_t)66;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&scaleType, sizeof scaleType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_desc_create(matmulDesc, computeType, scaleType);
-    assert_true(cubind_mock_matches("cublasLtMatmulDescCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&scaleType, sizeof scaleType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_desc_create(matmulDesc, computeType, scaleType);
+        assert_true(cubind_mock_matches("cublasLtMatmulDescCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_desc_destroy(void **cubind_state)
@@ -435,16 +556,22 @@ static void test_cubind_cublasLt_matmul_desc_destroy(void **cubind_state)
     cublasLtMatmulDesc_t matmulDesc = (cublasLtMatmulDesc_t)(uintptr_t)0x10013010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_desc_destroy(matmulDesc);
-    assert_true(cubind_mock_matches("cublasLtMatmulDescDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_desc_destroy(matmulDesc);
+        assert_true(cubind_mock_matches("cublasLtMatmulDescDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_desc_set_attribute(void **cubind_state)
@@ -455,19 +582,25 @@ static void test_cubind_cublasLt_matmul_desc_set_attribute(void **cubind_state)
     size_t sizeInBytes = (size_t)0x123400001403LL;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&buf, sizeof buf);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_desc_set_attribute(matmulDesc, attr, buf, sizeInBytes);
-    assert_true(cubind_mock_matches("cublasLtMatmulDescSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&buf, sizeof buf);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_desc_set_attribute(matmulDesc, attr, buf, sizeInBytes);
+        assert_true(cubind_mock_matches("cublasLtMatmulDescSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_desc_get_attribute(void **cubind_state)
@@ -479,20 +612,26 @@ static void test_cubind_cublasLt_matmul_desc_get_attribute(void **cubind_state)
     size_t *sizeWritten = (size_t *)(uintptr_t)0x10015050u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&buf, sizeof buf);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_desc_get_attribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-    assert_true(cubind_mock_matches("cublasLtMatmulDescGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&matmulDesc, sizeof matmulDesc);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&buf, sizeof buf);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_desc_get_attribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+        assert_true(cubind_mock_matches("cublasLtMatmulDescGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_transform_desc_init_internal(void **cubind_state)
@@ -502,18 +641,24 @@ static void test_cubind_cublasLt_matrix_transform_desc_init_internal(void **cubi
     cudaDataType scaleType = (cudaDataType)66;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&scaleType, sizeof scaleType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matrix_transform_desc_init_internal(transformDesc, size, scaleType);
-    assert_true(cubind_mock_matches("cublasLtMatrixTransformDescInit_internal"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescInit_internal", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&scaleType, sizeof scaleType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matrix_transform_desc_init_internal(transformDesc, size, scaleType);
+        assert_true(cubind_mock_matches("cublasLtMatrixTransformDescInit_internal"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescInit_internal", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_transform_desc_create(void **cubind_state)
@@ -522,17 +667,23 @@ static void test_cubind_cublasLt_matrix_transform_desc_create(void **cubind_stat
     cudaDataType scaleType = (cudaDataType)65;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
-    cubind_mock_expect_arg(&scaleType, sizeof scaleType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matrix_transform_desc_create(transformDesc, scaleType);
-    assert_true(cubind_mock_matches("cublasLtMatrixTransformDescCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+        cubind_mock_expect_arg(&scaleType, sizeof scaleType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matrix_transform_desc_create(transformDesc, scaleType);
+        assert_true(cubind_mock_matches("cublasLtMatrixTransformDescCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_transform_desc_destroy(void **cubind_state)
@@ -540,16 +691,22 @@ static void test_cubind_cublasLt_matrix_transform_desc_destroy(void **cubind_sta
     cublasLtMatrixTransformDesc_t transformDesc = (cublasLtMatrixTransformDesc_t)(uintptr_t)0x10018010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matrix_transform_desc_destroy(transformDesc);
-    assert_true(cubind_mock_matches("cublasLtMatrixTransformDescDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matrix_transform_desc_destroy(transformDesc);
+        assert_true(cubind_mock_matches("cublasLtMatrixTransformDescDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_transform_desc_set_attribute(void **cubind_state)
@@ -560,19 +717,25 @@ static void test_cubind_cublasLt_matrix_transform_desc_set_attribute(void **cubi
     size_t sizeInBytes = (size_t)0x123400001903LL;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&buf, sizeof buf);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matrix_transform_desc_set_attribute(transformDesc, attr, buf, sizeInBytes);
-    assert_true(cubind_mock_matches("cublasLtMatrixTransformDescSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&buf, sizeof buf);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matrix_transform_desc_set_attribute(transformDesc, attr, buf, sizeInBytes);
+        assert_true(cubind_mock_matches("cublasLtMatrixTransformDescSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_transform_desc_get_attribute(void **cubind_state)
@@ -584,20 +747,26 @@ static void test_cubind_cublasLt_matrix_transform_desc_get_attribute(void **cubi
     size_t *sizeWritten = (size_t *)(uintptr_t)0x1001a050u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&buf, sizeof buf);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matrix_transform_desc_get_attribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
-    assert_true(cubind_mock_matches("cublasLtMatrixTransformDescGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&buf, sizeof buf);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matrix_transform_desc_get_attribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+        assert_true(cubind_mock_matches("cublasLtMatrixTransformDescGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_state)
@@ -606,17 +775,23 @@ static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_stat
     size_t size = (size_t)0x123400001b01LL;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_emulation_desc_init_internal(emulationDesc, size);
-    assert_true(cubind_mock_matches("cublasLtEmulationDescInit_internal"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescInit_internal", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_emulation_desc_init_internal(emulationDesc, size);
+        assert_true(cubind_mock_matches("cublasLtEmulationDescInit_internal"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescInit_internal", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
@@ -624,16 +799,22 @@ static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
     cublasLtEmulationDesc_t *emulationDesc = (cublasLtEmulationDesc_t *)(uintptr_t)0x1001c010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_emulation_desc_create(emulationDesc);
-    assert_true(cubind_mock_matches("cublasLtEmulationDescCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_emulation_desc_create(emulationDesc);
+        assert_true(cubind_mock_matches("cublasLtEmulationDescCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
@@ -641,16 +822,22 @@ static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
     cublasLtEmulationDesc_t emulationDesc = (cublasLtEmulationDesc_t)(uintptr_t)0x1001d010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_emulation_desc_destroy(emulationDesc);
-    assert_true(cubind_mock_matches("cublasLtEmulationDescDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_emulation_desc_destroy(emulationDesc);
+        assert_true(cubind_mock_matches("cublasLtEmulationDescDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_state)
@@ -661,19 +848,25 @@ static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_stat
     size_t sizeInBytes = (size_t)0x123400001e03LL;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&buf, sizeof buf);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_emulation_desc_set_attribute(emulationDesc, attr, buf, sizeInBytes);
-    assert_true(cubind_mock_matches("cublasLtEmulationDescSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&buf, sizeof buf);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_emulation_desc_set_attribute(emulationDesc, attr, buf, sizeInBytes);
+        assert_true(cubind_mock_matches("cublasLtEmulationDescSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_state)
@@ -685,20 +878,26 @@ static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_stat
     size_t *sizeWritten = (size_t *)(uintptr_t)0x1001f050u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&buf, sizeof buf);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_emulation_desc_get_attribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-    assert_true(cubind_mock_matches("cublasLtEmulationDescGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&emulationDesc, sizeof emulationDesc);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&buf, sizeof buf);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_emulation_desc_get_attribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+        assert_true(cubind_mock_matches("cublasLtEmulationDescGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_preference_init_internal(void **cubind_state)
@@ -707,17 +906,23 @@ static void test_cubind_cublasLt_matmul_preference_init_internal(void **cubind_s
     size_t size = (size_t)0x123400002001LL;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pref, sizeof pref);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_preference_init_internal(pref, size);
-    assert_true(cubind_mock_matches("cublasLtMatmulPreferenceInit_internal"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceInit_internal", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pref, sizeof pref);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_preference_init_internal(pref, size);
+        assert_true(cubind_mock_matches("cublasLtMatmulPreferenceInit_internal"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceInit_internal", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_preference_create(void **cubind_state)
@@ -725,16 +930,22 @@ static void test_cubind_cublasLt_matmul_preference_create(void **cubind_state)
     cublasLtMatmulPreference_t *pref = (cublasLtMatmulPreference_t *)(uintptr_t)0x10021010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pref, sizeof pref);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_preference_create(pref);
-    assert_true(cubind_mock_matches("cublasLtMatmulPreferenceCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pref, sizeof pref);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_preference_create(pref);
+        assert_true(cubind_mock_matches("cublasLtMatmulPreferenceCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_preference_destroy(void **cubind_state)
@@ -742,16 +953,22 @@ static void test_cubind_cublasLt_matmul_preference_destroy(void **cubind_state)
     cublasLtMatmulPreference_t pref = (cublasLtMatmulPreference_t)(uintptr_t)0x10022010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pref, sizeof pref);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_preference_destroy(pref);
-    assert_true(cubind_mock_matches("cublasLtMatmulPreferenceDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pref, sizeof pref);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_preference_destroy(pref);
+        assert_true(cubind_mock_matches("cublasLtMatmulPreferenceDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_preference_set_attribute(void **cubind_state)
@@ -762,19 +979,25 @@ static void test_cubind_cublasLt_matmul_preference_set_attribute(void **cubind_s
     size_t sizeInBytes = (size_t)0x123400002303LL;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pref, sizeof pref);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&buf, sizeof buf);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_preference_set_attribute(pref, attr, buf, sizeInBytes);
-    assert_true(cubind_mock_matches("cublasLtMatmulPreferenceSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pref, sizeof pref);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&buf, sizeof buf);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_preference_set_attribute(pref, attr, buf, sizeInBytes);
+        assert_true(cubind_mock_matches("cublasLtMatmulPreferenceSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_preference_get_attribute(void **cubind_state)
@@ -786,20 +1009,26 @@ static void test_cubind_cublasLt_matmul_preference_get_attribute(void **cubind_s
     size_t *sizeWritten = (size_t *)(uintptr_t)0x10024050u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pref, sizeof pref);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&buf, sizeof buf);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_preference_get_attribute(pref, attr, buf, sizeInBytes, sizeWritten);
-    assert_true(cubind_mock_matches("cublasLtMatmulPreferenceGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pref, sizeof pref);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&buf, sizeof buf);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_preference_get_attribute(pref, attr, buf, sizeInBytes, sizeWritten);
+        assert_true(cubind_mock_matches("cublasLtMatmulPreferenceGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_algo_get_heuristic(void **cubind_state)
@@ -816,25 +1045,31 @@ static void test_cubind_cublasLt_matmul_algo_get_heuristic(void **cubind_state)
     int *returnAlgoCount = (int *)(uintptr_t)0x100250a0u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
-    cubind_mock_expect_arg(&operationDesc, sizeof operationDesc);
-    cubind_mock_expect_arg(&Adesc, sizeof Adesc);
-    cubind_mock_expect_arg(&Bdesc, sizeof Bdesc);
-    cubind_mock_expect_arg(&Cdesc, sizeof Cdesc);
-    cubind_mock_expect_arg(&Ddesc, sizeof Ddesc);
-    cubind_mock_expect_arg(&preference, sizeof preference);
-    cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
-    cubind_mock_expect_arg(&heuristicResultsArray, sizeof heuristicResultsArray);
-    cubind_mock_expect_arg(&returnAlgoCount, sizeof returnAlgoCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_algo_get_heuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
-    assert_true(cubind_mock_matches("cublasLtMatmulAlgoGetHeuristic"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoGetHeuristic", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+        cubind_mock_expect_arg(&operationDesc, sizeof operationDesc);
+        cubind_mock_expect_arg(&Adesc, sizeof Adesc);
+        cubind_mock_expect_arg(&Bdesc, sizeof Bdesc);
+        cubind_mock_expect_arg(&Cdesc, sizeof Cdesc);
+        cubind_mock_expect_arg(&Ddesc, sizeof Ddesc);
+        cubind_mock_expect_arg(&preference, sizeof preference);
+        cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
+        cubind_mock_expect_arg(&heuristicResultsArray, sizeof heuristicResultsArray);
+        cubind_mock_expect_arg(&returnAlgoCount, sizeof returnAlgoCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_algo_get_heuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+        assert_true(cubind_mock_matches("cublasLtMatmulAlgoGetHeuristic"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoGetHeuristic", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_algo_get_ids(void **cubind_state)
@@ -851,25 +1086,31 @@ static void test_cubind_cublasLt_matmul_algo_get_ids(void **cubind_state)
     int *returnAlgoCount = (int *)(uintptr_t)0x100260a0u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&scaleType, sizeof scaleType);
-    cubind_mock_expect_arg(&Atype, sizeof Atype);
-    cubind_mock_expect_arg(&Btype, sizeof Btype);
-    cubind_mock_expect_arg(&Ctype, sizeof Ctype);
-    cubind_mock_expect_arg(&Dtype, sizeof Dtype);
-    cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
-    cubind_mock_expect_arg(&algoIdsArray, sizeof algoIdsArray);
-    cubind_mock_expect_arg(&returnAlgoCount, sizeof returnAlgoCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_algo_get_ids(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
-    assert_true(cubind_mock_matches("cublasLtMatmulAlgoGetIds"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoGetIds", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&scaleType, sizeof scaleType);
+        cubind_mock_expect_arg(&Atype, sizeof Atype);
+        cubind_mock_expect_arg(&Btype, sizeof Btype);
+        cubind_mock_expect_arg(&Ctype, sizeof Ctype);
+        cubind_mock_expect_arg(&Dtype, sizeof Dtype);
+        cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
+        cubind_mock_expect_arg(&algoIdsArray, sizeof algoIdsArray);
+        cubind_mock_expect_arg(&returnAlgoCount, sizeof returnAlgoCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_algo_get_ids(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+        assert_true(cubind_mock_matches("cublasLtMatmulAlgoGetIds"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoGetIds", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_algo_init(void **cubind_state)
@@ -885,24 +1126,30 @@ static void test_cubind_cublasLt_matmul_algo_init(void **cubind_state)
     cublasLtMatmulAlgo_t *algo = (cublasLtMatmulAlgo_t *)(uintptr_t)0x10027090u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&scaleType, sizeof scaleType);
-    cubind_mock_expect_arg(&Atype, sizeof Atype);
-    cubind_mock_expect_arg(&Btype, sizeof Btype);
-    cubind_mock_expect_arg(&Ctype, sizeof Ctype);
-    cubind_mock_expect_arg(&Dtype, sizeof Dtype);
-    cubind_mock_expect_arg(&algoId, sizeof algoId);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_algo_init(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
-    assert_true(cubind_mock_matches("cublasLtMatmulAlgoInit"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoInit", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&scaleType, sizeof scaleType);
+        cubind_mock_expect_arg(&Atype, sizeof Atype);
+        cubind_mock_expect_arg(&Btype, sizeof Btype);
+        cubind_mock_expect_arg(&Ctype, sizeof Ctype);
+        cubind_mock_expect_arg(&Dtype, sizeof Dtype);
+        cubind_mock_expect_arg(&algoId, sizeof algoId);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_algo_init(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+        assert_true(cubind_mock_matches("cublasLtMatmulAlgoInit"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoInit", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_algo_check(void **cubind_state)
@@ -917,23 +1164,29 @@ static void test_cubind_cublasLt_matmul_algo_check(void **cubind_state)
     cublasLtMatmulHeuristicResult_t *result = (cublasLtMatmulHeuristicResult_t *)(uintptr_t)0x10028080u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
-    cubind_mock_expect_arg(&operationDesc, sizeof operationDesc);
-    cubind_mock_expect_arg(&Adesc, sizeof Adesc);
-    cubind_mock_expect_arg(&Bdesc, sizeof Bdesc);
-    cubind_mock_expect_arg(&Cdesc, sizeof Cdesc);
-    cubind_mock_expect_arg(&Ddesc, sizeof Ddesc);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&result, sizeof result);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_algo_check(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
-    assert_true(cubind_mock_matches("cublasLtMatmulAlgoCheck"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoCheck", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&lightHandle, sizeof lightHandle);
+        cubind_mock_expect_arg(&operationDesc, sizeof operationDesc);
+        cubind_mock_expect_arg(&Adesc, sizeof Adesc);
+        cubind_mock_expect_arg(&Bdesc, sizeof Bdesc);
+        cubind_mock_expect_arg(&Cdesc, sizeof Cdesc);
+        cubind_mock_expect_arg(&Ddesc, sizeof Ddesc);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&result, sizeof result);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_algo_check(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+        assert_true(cubind_mock_matches("cublasLtMatmulAlgoCheck"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoCheck", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_algo_cap_get_attribute(void **cubind_state)
@@ -945,20 +1198,26 @@ static void test_cubind_cublasLt_matmul_algo_cap_get_attribute(void **cubind_sta
     size_t *sizeWritten = (size_t *)(uintptr_t)0x10029050u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&buf, sizeof buf);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_algo_cap_get_attribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    assert_true(cubind_mock_matches("cublasLtMatmulAlgoCapGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoCapGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&buf, sizeof buf);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_algo_cap_get_attribute(algo, attr, buf, sizeInBytes, sizeWritten);
+        assert_true(cubind_mock_matches("cublasLtMatmulAlgoCapGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoCapGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_algo_config_set_attribute(void **cubind_state)
@@ -969,19 +1228,25 @@ static void test_cubind_cublasLt_matmul_algo_config_set_attribute(void **cubind_
     size_t sizeInBytes = (size_t)0x123400002a03LL;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&buf, sizeof buf);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_algo_config_set_attribute(algo, attr, buf, sizeInBytes);
-    assert_true(cubind_mock_matches("cublasLtMatmulAlgoConfigSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoConfigSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&buf, sizeof buf);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_algo_config_set_attribute(algo, attr, buf, sizeInBytes);
+        assert_true(cubind_mock_matches("cublasLtMatmulAlgoConfigSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoConfigSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_algo_config_get_attribute(void **cubind_state)
@@ -993,20 +1258,26 @@ static void test_cubind_cublasLt_matmul_algo_config_get_attribute(void **cubind_
     size_t *sizeWritten = (size_t *)(uintptr_t)0x1002b050u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&buf, sizeof buf);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_matmul_algo_config_get_attribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    assert_true(cubind_mock_matches("cublasLtMatmulAlgoConfigGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoConfigGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&buf, sizeof buf);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_expect_arg(&sizeWritten, sizeof sizeWritten);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_matmul_algo_config_get_attribute(algo, attr, buf, sizeInBytes, sizeWritten);
+        assert_true(cubind_mock_matches("cublasLtMatmulAlgoConfigGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoConfigGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_logger_set_callback(void **cubind_state)
@@ -1014,16 +1285,22 @@ static void test_cubind_cublasLt_logger_set_callback(void **cubind_state)
     cublasLtLoggerCallback_t callback = (cublasLtLoggerCallback_t)(uintptr_t)0x1002c010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&callback, sizeof callback);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_logger_set_callback(callback);
-    assert_true(cubind_mock_matches("cublasLtLoggerSetCallback"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetCallback", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&callback, sizeof callback);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_logger_set_callback(callback);
+        assert_true(cubind_mock_matches("cublasLtLoggerSetCallback"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetCallback", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_logger_set_file(void **cubind_state)
@@ -1031,16 +1308,22 @@ static void test_cubind_cublasLt_logger_set_file(void **cubind_state)
     FILE *file = (FILE *)(uintptr_t)0x1002d010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&file, sizeof file);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_logger_set_file(file);
-    assert_true(cubind_mock_matches("cublasLtLoggerSetFile"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetFile", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&file, sizeof file);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_logger_set_file(file);
+        assert_true(cubind_mock_matches("cublasLtLoggerSetFile"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetFile", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_logger_open_file(void **cubind_state)
@@ -1048,16 +1331,22 @@ static void test_cubind_cublasLt_logger_open_file(void **cubind_state)
     const char *logFile = (const char *)(uintptr_t)0x1002e010u;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&logFile, sizeof logFile);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_logger_open_file(logFile);
-    assert_true(cubind_mock_matches("cublasLtLoggerOpenFile"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerOpenFile", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&logFile, sizeof logFile);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_logger_open_file(logFile);
+        assert_true(cubind_mock_matches("cublasLtLoggerOpenFile"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerOpenFile", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_logger_set_level(void **cubind_state)
@@ -1065,16 +1354,22 @@ static void test_cubind_cublasLt_logger_set_level(void **cubind_state)
     int level = (int)0x120bc0;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&level, sizeof level);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_logger_set_level(level);
-    assert_true(cubind_mock_matches("cublasLtLoggerSetLevel"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetLevel", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&level, sizeof level);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_logger_set_level(level);
+        assert_true(cubind_mock_matches("cublasLtLoggerSetLevel"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetLevel", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_logger_set_mask(void **cubind_state)
@@ -1082,31 +1377,43 @@ static void test_cubind_cublasLt_logger_set_mask(void **cubind_state)
     int mask = (int)0x120c00;
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mask, sizeof mask);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_logger_set_mask(mask);
-    assert_true(cubind_mock_matches("cublasLtLoggerSetMask"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetMask", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mask, sizeof mask);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_logger_set_mask(mask);
+        assert_true(cubind_mock_matches("cublasLtLoggerSetMask"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetMask", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cublasLt_logger_force_disable(void **cubind_state)
 {
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cublasLt_logger_force_disable();
-    assert_true(cubind_mock_matches("cublasLtLoggerForceDisable"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerForceDisable", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cublasLt_logger_force_disable();
+        assert_true(cubind_mock_matches("cublasLtLoggerForceDisable"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerForceDisable", (int)cubind_expected);
+    }
 }
 
 const struct CMUnitTest cubind_passthrough_cublasLt[] = {

@@ -16,50 +16,75 @@
 #include "passthrough.h"
 #include "recorder.h"
 
+/* Built twice: as passthrough, and with CUBIND_INLINE as passthrough-inline. */
+#if defined(CUBIND_INLINE)
+#define INLINE_FORM 1
+#else
+#define INLINE_FORM 0
+#endif
+
 
 static void test_cubind_cudnn_get_version(void **cubind_state)
 {
     const uintptr_t cubind_expected = 0x51u;
     size_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_version();
-    assert_true(cubind_mock_matches("cudnnGetVersion"));
-    assert_int_equal(cubind_result, (size_t)cubind_expected);
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_version();
+        assert_true(cubind_mock_matches("cudnnGetVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        assert_int_equal(cubind_result, (size_t)cubind_expected);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_cudnn_get_max_device_version(void **cubind_state)
 {
     const uintptr_t cubind_expected = 0x52u;
     size_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_max_device_version();
-    assert_true(cubind_mock_matches("cudnnGetMaxDeviceVersion"));
-    assert_int_equal(cubind_result, (size_t)cubind_expected);
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_max_device_version();
+        assert_true(cubind_mock_matches("cudnnGetMaxDeviceVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        assert_int_equal(cubind_result, (size_t)cubind_expected);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_cudnn_get_cudart_version(void **cubind_state)
 {
     const uintptr_t cubind_expected = 0x53u;
     size_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_cudart_version();
-    assert_true(cubind_mock_matches("cudnnGetCudartVersion"));
-    assert_int_equal(cubind_result, (size_t)cubind_expected);
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_cudart_version();
+        assert_true(cubind_mock_matches("cudnnGetCudartVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        assert_int_equal(cubind_result, (size_t)cubind_expected);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_cudnn_get_error_string(void **cubind_state)
@@ -67,31 +92,43 @@ static void test_cubind_cudnn_get_error_string(void **cubind_state)
     cudnnStatus_t status = (cudnnStatus_t)64;
     const uintptr_t cubind_expected = 0x54u;
     const char * cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&status, sizeof status);
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_error_string(status);
-    assert_true(cubind_mock_matches("cudnnGetErrorString"));
-    assert_ptr_equal(cubind_result, (const char *)cubind_expected);
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&status, sizeof status);
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_error_string(status);
+        assert_true(cubind_mock_matches("cudnnGetErrorString"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        assert_ptr_equal(cubind_result, (const char *)cubind_expected);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_cudnn_get_last_error_string(void **cubind_state)
 {
     char *message = (char *)(uintptr_t)0x10004010u;
     size_t max_size = (size_t)0x123400000401LL;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&message, sizeof message);
-    cubind_mock_expect_arg(&max_size, sizeof max_size);
-    cubind_clear_error();
-    cubind_cudnn_get_last_error_string(message, max_size);
-    assert_true(cubind_mock_matches("cudnnGetLastErrorString"));
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&message, sizeof message);
+        cubind_mock_expect_arg(&max_size, sizeof max_size);
+        cubind_clear_error();
+        cubind_cudnn_get_last_error_string(message, max_size);
+        assert_true(cubind_mock_matches("cudnnGetLastErrorString"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_cudnn_query_runtime_error(void **cubind_state)
@@ -102,19 +139,25 @@ static void test_cubind_cudnn_query_runtime_error(void **cubind_state)
     cudnnRuntimeTag_t *tag = (cudnnRuntimeTag_t *)(uintptr_t)0x10005040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_RUNTIME_IN_PROGRESS;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&rstatus, sizeof rstatus);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&tag, sizeof tag);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_query_runtime_error(handle, rstatus, mode, tag);
-    assert_true(cubind_mock_matches("cudnnQueryRuntimeError"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnQueryRuntimeError", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&rstatus, sizeof rstatus);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&tag, sizeof tag);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_query_runtime_error(handle, rstatus, mode, tag);
+        assert_true(cubind_mock_matches("cudnnQueryRuntimeError"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnQueryRuntimeError", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_property(void **cubind_state)
@@ -123,17 +166,23 @@ static void test_cubind_cudnn_get_property(void **cubind_state)
     int *value = (int *)(uintptr_t)0x10006020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_RUNTIME_FP_OVERFLOW;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_property(type, value);
-    assert_true(cubind_mock_matches("cudnnGetProperty"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetProperty", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_property(type, value);
+        assert_true(cubind_mock_matches("cudnnGetProperty"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetProperty", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create(void **cubind_state)
@@ -141,16 +190,22 @@ static void test_cubind_cudnn_create(void **cubind_state)
     cudnnHandle_t *handle = (cudnnHandle_t *)(uintptr_t)0x10007010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create(handle);
-    assert_true(cubind_mock_matches("cudnnCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create(handle);
+        assert_true(cubind_mock_matches("cudnnCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy(void **cubind_state)
@@ -158,16 +213,22 @@ static void test_cubind_cudnn_destroy(void **cubind_state)
     cudnnHandle_t handle = (cudnnHandle_t)(uintptr_t)0x10008010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy(handle);
-    assert_true(cubind_mock_matches("cudnnDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy(handle);
+        assert_true(cubind_mock_matches("cudnnDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_stream(void **cubind_state)
@@ -176,17 +237,23 @@ static void test_cubind_cudnn_set_stream(void **cubind_state)
     cudaStream_t streamId = (cudaStream_t)(uintptr_t)0x10009020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&streamId, sizeof streamId);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_stream(handle, streamId);
-    assert_true(cubind_mock_matches("cudnnSetStream"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetStream", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&streamId, sizeof streamId);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_stream(handle, streamId);
+        assert_true(cubind_mock_matches("cudnnSetStream"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetStream", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_stream(void **cubind_state)
@@ -195,17 +262,23 @@ static void test_cubind_cudnn_get_stream(void **cubind_state)
     cudaStream_t *streamId = (cudaStream_t *)(uintptr_t)0x1000a020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&streamId, sizeof streamId);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_stream(handle, streamId);
-    assert_true(cubind_mock_matches("cudnnGetStream"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetStream", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&streamId, sizeof streamId);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_stream(handle, streamId);
+        assert_true(cubind_mock_matches("cudnnGetStream"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetStream", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_callback(void **cubind_state)
@@ -215,18 +288,24 @@ static void test_cubind_cudnn_set_callback(void **cubind_state)
     cudnnCallback_t fptr = (cudnnCallback_t)(uintptr_t)0x1000b030u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mask, sizeof mask);
-    cubind_mock_expect_arg(&udata, sizeof udata);
-    cubind_mock_expect_arg(&fptr, sizeof fptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_callback(mask, udata, fptr);
-    assert_true(cubind_mock_matches("cudnnSetCallback"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCallback", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mask, sizeof mask);
+        cubind_mock_expect_arg(&udata, sizeof udata);
+        cubind_mock_expect_arg(&fptr, sizeof fptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_callback(mask, udata, fptr);
+        assert_true(cubind_mock_matches("cudnnSetCallback"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCallback", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_callback(void **cubind_state)
@@ -236,33 +315,45 @@ static void test_cubind_cudnn_get_callback(void **cubind_state)
     cudnnCallback_t *fptr = (cudnnCallback_t *)(uintptr_t)0x1000c030u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_OUT_OF_BOUND;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mask, sizeof mask);
-    cubind_mock_expect_arg(&udata, sizeof udata);
-    cubind_mock_expect_arg(&fptr, sizeof fptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_callback(mask, udata, fptr);
-    assert_true(cubind_mock_matches("cudnnGetCallback"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCallback", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mask, sizeof mask);
+        cubind_mock_expect_arg(&udata, sizeof udata);
+        cubind_mock_expect_arg(&fptr, sizeof fptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_callback(mask, udata, fptr);
+        assert_true(cubind_mock_matches("cudnnGetCallback"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCallback", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_graph_version_check(void **cubind_state)
 {
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_graph_version_check();
-    assert_true(cubind_mock_matches("cudnnGraphVersionCheck"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGraphVersionCheck", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_graph_version_check();
+        assert_true(cubind_mock_matches("cudnnGraphVersionCheck"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGraphVersionCheck", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_backend_create_descriptor(void **cubind_state)
@@ -271,17 +362,23 @@ static void test_cubind_cudnn_backend_create_descriptor(void **cubind_state)
     cudnnBackendDescriptor_t *descriptor = (cudnnBackendDescriptor_t *)(uintptr_t)0x1000e020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&descriptorType, sizeof descriptorType);
-    cubind_mock_expect_arg(&descriptor, sizeof descriptor);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_backend_create_descriptor(descriptorType, descriptor);
-    assert_true(cubind_mock_matches("cudnnBackendCreateDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendCreateDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&descriptorType, sizeof descriptorType);
+        cubind_mock_expect_arg(&descriptor, sizeof descriptor);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_backend_create_descriptor(descriptorType, descriptor);
+        assert_true(cubind_mock_matches("cudnnBackendCreateDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendCreateDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_backend_destroy_descriptor(void **cubind_state)
@@ -289,16 +386,22 @@ static void test_cubind_cudnn_backend_destroy_descriptor(void **cubind_state)
     cudnnBackendDescriptor_t descriptor = (cudnnBackendDescriptor_t)(uintptr_t)0x1000f010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&descriptor, sizeof descriptor);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_backend_destroy_descriptor(descriptor);
-    assert_true(cubind_mock_matches("cudnnBackendDestroyDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendDestroyDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&descriptor, sizeof descriptor);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_backend_destroy_descriptor(descriptor);
+        assert_true(cubind_mock_matches("cudnnBackendDestroyDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendDestroyDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_backend_initialize(void **cubind_state)
@@ -306,16 +409,22 @@ static void test_cubind_cudnn_backend_initialize(void **cubind_state)
     cudnnBackendDescriptor_t descriptor = (cudnnBackendDescriptor_t)(uintptr_t)0x10010010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&descriptor, sizeof descriptor);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_backend_initialize(descriptor);
-    assert_true(cubind_mock_matches("cudnnBackendInitialize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendInitialize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&descriptor, sizeof descriptor);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_backend_initialize(descriptor);
+        assert_true(cubind_mock_matches("cudnnBackendInitialize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendInitialize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_backend_finalize(void **cubind_state)
@@ -323,16 +432,22 @@ static void test_cubind_cudnn_backend_finalize(void **cubind_state)
     cudnnBackendDescriptor_t descriptor = (cudnnBackendDescriptor_t)(uintptr_t)0x10011010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&descriptor, sizeof descriptor);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_backend_finalize(descriptor);
-    assert_true(cubind_mock_matches("cudnnBackendFinalize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendFinalize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&descriptor, sizeof descriptor);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_backend_finalize(descriptor);
+        assert_true(cubind_mock_matches("cudnnBackendFinalize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendFinalize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_backend_set_attribute(void **cubind_state)
@@ -344,20 +459,26 @@ static void test_cubind_cudnn_backend_set_attribute(void **cubind_state)
     const void *arrayOfElements = (const void *)(uintptr_t)0x10012050u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_CUDA_GRAPH_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&descriptor, sizeof descriptor);
-    cubind_mock_expect_arg(&attributeName, sizeof attributeName);
-    cubind_mock_expect_arg(&attributeType, sizeof attributeType);
-    cubind_mock_expect_arg(&elementCount, sizeof elementCount);
-    cubind_mock_expect_arg(&arrayOfElements, sizeof arrayOfElements);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_backend_set_attribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
-    assert_true(cubind_mock_matches("cudnnBackendSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&descriptor, sizeof descriptor);
+        cubind_mock_expect_arg(&attributeName, sizeof attributeName);
+        cubind_mock_expect_arg(&attributeType, sizeof attributeType);
+        cubind_mock_expect_arg(&elementCount, sizeof elementCount);
+        cubind_mock_expect_arg(&arrayOfElements, sizeof arrayOfElements);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_backend_set_attribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+        assert_true(cubind_mock_matches("cudnnBackendSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_backend_get_attribute(void **cubind_state)
@@ -370,21 +491,27 @@ static void test_cubind_cudnn_backend_get_attribute(void **cubind_state)
     void *arrayOfElements = (void *)(uintptr_t)0x10013060u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_DESCRIPTOR_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&descriptor, sizeof descriptor);
-    cubind_mock_expect_arg(&attributeName, sizeof attributeName);
-    cubind_mock_expect_arg(&attributeType, sizeof attributeType);
-    cubind_mock_expect_arg(&requestedElementCount, sizeof requestedElementCount);
-    cubind_mock_expect_arg(&elementCount, sizeof elementCount);
-    cubind_mock_expect_arg(&arrayOfElements, sizeof arrayOfElements);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_backend_get_attribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
-    assert_true(cubind_mock_matches("cudnnBackendGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&descriptor, sizeof descriptor);
+        cubind_mock_expect_arg(&attributeName, sizeof attributeName);
+        cubind_mock_expect_arg(&attributeType, sizeof attributeType);
+        cubind_mock_expect_arg(&requestedElementCount, sizeof requestedElementCount);
+        cubind_mock_expect_arg(&elementCount, sizeof elementCount);
+        cubind_mock_expect_arg(&arrayOfElements, sizeof arrayOfElements);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_backend_get_attribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+        assert_true(cubind_mock_matches("cudnnBackendGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_backend_execute(void **cubind_state)
@@ -394,18 +521,24 @@ static void test_cubind_cudnn_backend_execute(void **cubind_state)
     cudnnBackendDescriptor_t variantPack = (cudnnBackendDescriptor_t)(uintptr_t)0x10014030u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&executionPlan, sizeof executionPlan);
-    cubind_mock_expect_arg(&variantPack, sizeof variantPack);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_backend_execute(handle, executionPlan, variantPack);
-    assert_true(cubind_mock_matches("cudnnBackendExecute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendExecute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&executionPlan, sizeof executionPlan);
+        cubind_mock_expect_arg(&variantPack, sizeof variantPack);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_backend_execute(handle, executionPlan, variantPack);
+        assert_true(cubind_mock_matches("cudnnBackendExecute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendExecute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_backend_populate_cuda_graph(void **cubind_state)
@@ -416,19 +549,25 @@ static void test_cubind_cudnn_backend_populate_cuda_graph(void **cubind_state)
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x10015040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&executionPlan, sizeof executionPlan);
-    cubind_mock_expect_arg(&variantPack, sizeof variantPack);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_backend_populate_cuda_graph(handle, executionPlan, variantPack, graph);
-    assert_true(cubind_mock_matches("cudnnBackendPopulateCudaGraph"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendPopulateCudaGraph", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&executionPlan, sizeof executionPlan);
+        cubind_mock_expect_arg(&variantPack, sizeof variantPack);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_backend_populate_cuda_graph(handle, executionPlan, variantPack, graph);
+        assert_true(cubind_mock_matches("cudnnBackendPopulateCudaGraph"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendPopulateCudaGraph", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_backend_update_cuda_graph(void **cubind_state)
@@ -439,19 +578,25 @@ static void test_cubind_cudnn_backend_update_cuda_graph(void **cubind_state)
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x10016040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_SHAPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&executionPlan, sizeof executionPlan);
-    cubind_mock_expect_arg(&variantPack, sizeof variantPack);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_backend_update_cuda_graph(handle, executionPlan, variantPack, graph);
-    assert_true(cubind_mock_matches("cudnnBackendUpdateCudaGraph"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendUpdateCudaGraph", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&executionPlan, sizeof executionPlan);
+        cubind_mock_expect_arg(&variantPack, sizeof variantPack);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_backend_update_cuda_graph(handle, executionPlan, variantPack, graph);
+        assert_true(cubind_mock_matches("cudnnBackendUpdateCudaGraph"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendUpdateCudaGraph", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_tensor_descriptor(void **cubind_state)
@@ -459,16 +604,22 @@ static void test_cubind_cudnn_create_tensor_descriptor(void **cubind_state)
     cudnnTensorDescriptor_t *tensorDesc = (cudnnTensorDescriptor_t *)(uintptr_t)0x10017010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_tensor_descriptor(tensorDesc);
-    assert_true(cubind_mock_matches("cudnnCreateTensorDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateTensorDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_tensor_descriptor(tensorDesc);
+        assert_true(cubind_mock_matches("cudnnCreateTensorDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateTensorDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_tensor4d_descriptor(void **cubind_state)
@@ -482,22 +633,28 @@ static void test_cubind_cudnn_set_tensor4d_descriptor(void **cubind_state)
     int w = (int)0x120606;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_LAYOUT;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
-    cubind_mock_expect_arg(&format, sizeof format);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&c, sizeof c);
-    cubind_mock_expect_arg(&h, sizeof h);
-    cubind_mock_expect_arg(&w, sizeof w);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_tensor4d_descriptor(tensorDesc, format, dataType, n, c, h, w);
-    assert_true(cubind_mock_matches("cudnnSetTensor4dDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensor4dDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
+        cubind_mock_expect_arg(&format, sizeof format);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&c, sizeof c);
+        cubind_mock_expect_arg(&h, sizeof h);
+        cubind_mock_expect_arg(&w, sizeof w);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_tensor4d_descriptor(tensorDesc, format, dataType, n, c, h, w);
+        assert_true(cubind_mock_matches("cudnnSetTensor4dDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensor4dDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_tensor4d_descriptor_ex(void **cubind_state)
@@ -514,25 +671,31 @@ static void test_cubind_cudnn_set_tensor4d_descriptor_ex(void **cubind_state)
     int wStride = (int)0x120649;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&c, sizeof c);
-    cubind_mock_expect_arg(&h, sizeof h);
-    cubind_mock_expect_arg(&w, sizeof w);
-    cubind_mock_expect_arg(&nStride, sizeof nStride);
-    cubind_mock_expect_arg(&cStride, sizeof cStride);
-    cubind_mock_expect_arg(&hStride, sizeof hStride);
-    cubind_mock_expect_arg(&wStride, sizeof wStride);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_tensor4d_descriptor_ex(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    assert_true(cubind_mock_matches("cudnnSetTensor4dDescriptorEx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensor4dDescriptorEx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&c, sizeof c);
+        cubind_mock_expect_arg(&h, sizeof h);
+        cubind_mock_expect_arg(&w, sizeof w);
+        cubind_mock_expect_arg(&nStride, sizeof nStride);
+        cubind_mock_expect_arg(&cStride, sizeof cStride);
+        cubind_mock_expect_arg(&hStride, sizeof hStride);
+        cubind_mock_expect_arg(&wStride, sizeof wStride);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_tensor4d_descriptor_ex(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+        assert_true(cubind_mock_matches("cudnnSetTensor4dDescriptorEx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensor4dDescriptorEx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_tensor4d_descriptor(void **cubind_state)
@@ -549,25 +712,31 @@ static void test_cubind_cudnn_get_tensor4d_descriptor(void **cubind_state)
     int *wStride = (int *)(uintptr_t)0x1001a0a0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&c, sizeof c);
-    cubind_mock_expect_arg(&h, sizeof h);
-    cubind_mock_expect_arg(&w, sizeof w);
-    cubind_mock_expect_arg(&nStride, sizeof nStride);
-    cubind_mock_expect_arg(&cStride, sizeof cStride);
-    cubind_mock_expect_arg(&hStride, sizeof hStride);
-    cubind_mock_expect_arg(&wStride, sizeof wStride);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_tensor4d_descriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    assert_true(cubind_mock_matches("cudnnGetTensor4dDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensor4dDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&c, sizeof c);
+        cubind_mock_expect_arg(&h, sizeof h);
+        cubind_mock_expect_arg(&w, sizeof w);
+        cubind_mock_expect_arg(&nStride, sizeof nStride);
+        cubind_mock_expect_arg(&cStride, sizeof cStride);
+        cubind_mock_expect_arg(&hStride, sizeof hStride);
+        cubind_mock_expect_arg(&wStride, sizeof wStride);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_tensor4d_descriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+        assert_true(cubind_mock_matches("cudnnGetTensor4dDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensor4dDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_tensor_nd_descriptor(void **cubind_state)
@@ -579,20 +748,26 @@ static void test_cubind_cudnn_set_tensor_nd_descriptor(void **cubind_state)
     const int *strideA = (const int *)(uintptr_t)0x1001b050u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&nbDims, sizeof nbDims);
-    cubind_mock_expect_arg(&dimA, sizeof dimA);
-    cubind_mock_expect_arg(&strideA, sizeof strideA);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_tensor_nd_descriptor(tensorDesc, dataType, nbDims, dimA, strideA);
-    assert_true(cubind_mock_matches("cudnnSetTensorNdDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensorNdDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&nbDims, sizeof nbDims);
+        cubind_mock_expect_arg(&dimA, sizeof dimA);
+        cubind_mock_expect_arg(&strideA, sizeof strideA);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_tensor_nd_descriptor(tensorDesc, dataType, nbDims, dimA, strideA);
+        assert_true(cubind_mock_matches("cudnnSetTensorNdDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensorNdDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_tensor_nd_descriptor_ex(void **cubind_state)
@@ -604,20 +779,26 @@ static void test_cubind_cudnn_set_tensor_nd_descriptor_ex(void **cubind_state)
     const int *dimA = (const int *)(uintptr_t)0x1001c050u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
-    cubind_mock_expect_arg(&format, sizeof format);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&nbDims, sizeof nbDims);
-    cubind_mock_expect_arg(&dimA, sizeof dimA);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_tensor_nd_descriptor_ex(tensorDesc, format, dataType, nbDims, dimA);
-    assert_true(cubind_mock_matches("cudnnSetTensorNdDescriptorEx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensorNdDescriptorEx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
+        cubind_mock_expect_arg(&format, sizeof format);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&nbDims, sizeof nbDims);
+        cubind_mock_expect_arg(&dimA, sizeof dimA);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_tensor_nd_descriptor_ex(tensorDesc, format, dataType, nbDims, dimA);
+        assert_true(cubind_mock_matches("cudnnSetTensorNdDescriptorEx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensorNdDescriptorEx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_tensor_nd_descriptor(void **cubind_state)
@@ -630,21 +811,27 @@ static void test_cubind_cudnn_get_tensor_nd_descriptor(void **cubind_state)
     int *strideA = (int *)(uintptr_t)0x1001d060u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
-    cubind_mock_expect_arg(&nbDimsRequested, sizeof nbDimsRequested);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&nbDims, sizeof nbDims);
-    cubind_mock_expect_arg(&dimA, sizeof dimA);
-    cubind_mock_expect_arg(&strideA, sizeof strideA);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_tensor_nd_descriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
-    assert_true(cubind_mock_matches("cudnnGetTensorNdDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensorNdDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
+        cubind_mock_expect_arg(&nbDimsRequested, sizeof nbDimsRequested);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&nbDims, sizeof nbDims);
+        cubind_mock_expect_arg(&dimA, sizeof dimA);
+        cubind_mock_expect_arg(&strideA, sizeof strideA);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_tensor_nd_descriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+        assert_true(cubind_mock_matches("cudnnGetTensorNdDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensorNdDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_tensor_size_in_bytes(void **cubind_state)
@@ -653,17 +840,23 @@ static void test_cubind_cudnn_get_tensor_size_in_bytes(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x1001e020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_tensor_size_in_bytes(tensorDesc, size);
-    assert_true(cubind_mock_matches("cudnnGetTensorSizeInBytes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensorSizeInBytes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_tensor_size_in_bytes(tensorDesc, size);
+        assert_true(cubind_mock_matches("cudnnGetTensorSizeInBytes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensorSizeInBytes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_tensor_descriptor(void **cubind_state)
@@ -671,16 +864,22 @@ static void test_cubind_cudnn_destroy_tensor_descriptor(void **cubind_state)
     cudnnTensorDescriptor_t tensorDesc = (cudnnTensorDescriptor_t)(uintptr_t)0x1001f010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_PADDING;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_tensor_descriptor(tensorDesc);
-    assert_true(cubind_mock_matches("cudnnDestroyTensorDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyTensorDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&tensorDesc, sizeof tensorDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_tensor_descriptor(tensorDesc);
+        assert_true(cubind_mock_matches("cudnnDestroyTensorDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyTensorDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_init_transform_dest(void **cubind_state)
@@ -691,19 +890,25 @@ static void test_cubind_cudnn_init_transform_dest(void **cubind_state)
     size_t *destSizeInBytes = (size_t *)(uintptr_t)0x10020040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_BAD_LAUNCH_PARAM;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
-    cubind_mock_expect_arg(&srcDesc, sizeof srcDesc);
-    cubind_mock_expect_arg(&destDesc, sizeof destDesc);
-    cubind_mock_expect_arg(&destSizeInBytes, sizeof destSizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_init_transform_dest(transformDesc, srcDesc, destDesc, destSizeInBytes);
-    assert_true(cubind_mock_matches("cudnnInitTransformDest"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnInitTransformDest", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+        cubind_mock_expect_arg(&srcDesc, sizeof srcDesc);
+        cubind_mock_expect_arg(&destDesc, sizeof destDesc);
+        cubind_mock_expect_arg(&destSizeInBytes, sizeof destSizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_init_transform_dest(transformDesc, srcDesc, destDesc, destSizeInBytes);
+        assert_true(cubind_mock_matches("cudnnInitTransformDest"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnInitTransformDest", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_tensor_transform_descriptor(void **cubind_state)
@@ -711,16 +916,22 @@ static void test_cubind_cudnn_create_tensor_transform_descriptor(void **cubind_s
     cudnnTensorTransformDescriptor_t *transformDesc = (cudnnTensorTransformDescriptor_t *)(uintptr_t)0x10021010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_tensor_transform_descriptor(transformDesc);
-    assert_true(cubind_mock_matches("cudnnCreateTensorTransformDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateTensorTransformDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_tensor_transform_descriptor(transformDesc);
+        assert_true(cubind_mock_matches("cudnnCreateTensorTransformDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateTensorTransformDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_tensor_transform_descriptor(void **cubind_state)
@@ -734,22 +945,28 @@ static void test_cubind_cudnn_set_tensor_transform_descriptor(void **cubind_stat
     const cudnnFoldingDirection_t direction = (const cudnnFoldingDirection_t)70;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
-    cubind_mock_expect_arg(&nbDims, sizeof nbDims);
-    cubind_mock_expect_arg(&destFormat, sizeof destFormat);
-    cubind_mock_expect_arg(&padBeforeA, sizeof padBeforeA);
-    cubind_mock_expect_arg(&padAfterA, sizeof padAfterA);
-    cubind_mock_expect_arg(&foldA, sizeof foldA);
-    cubind_mock_expect_arg(&direction, sizeof direction);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_tensor_transform_descriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
-    assert_true(cubind_mock_matches("cudnnSetTensorTransformDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensorTransformDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+        cubind_mock_expect_arg(&nbDims, sizeof nbDims);
+        cubind_mock_expect_arg(&destFormat, sizeof destFormat);
+        cubind_mock_expect_arg(&padBeforeA, sizeof padBeforeA);
+        cubind_mock_expect_arg(&padAfterA, sizeof padAfterA);
+        cubind_mock_expect_arg(&foldA, sizeof foldA);
+        cubind_mock_expect_arg(&direction, sizeof direction);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_tensor_transform_descriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+        assert_true(cubind_mock_matches("cudnnSetTensorTransformDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensorTransformDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_tensor_transform_descriptor(void **cubind_state)
@@ -763,22 +980,28 @@ static void test_cubind_cudnn_get_tensor_transform_descriptor(void **cubind_stat
     cudnnFoldingDirection_t *direction = (cudnnFoldingDirection_t *)(uintptr_t)0x10023070u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
-    cubind_mock_expect_arg(&nbDimsRequested, sizeof nbDimsRequested);
-    cubind_mock_expect_arg(&destFormat, sizeof destFormat);
-    cubind_mock_expect_arg(&padBeforeA, sizeof padBeforeA);
-    cubind_mock_expect_arg(&padAfterA, sizeof padAfterA);
-    cubind_mock_expect_arg(&foldA, sizeof foldA);
-    cubind_mock_expect_arg(&direction, sizeof direction);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_tensor_transform_descriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
-    assert_true(cubind_mock_matches("cudnnGetTensorTransformDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensorTransformDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+        cubind_mock_expect_arg(&nbDimsRequested, sizeof nbDimsRequested);
+        cubind_mock_expect_arg(&destFormat, sizeof destFormat);
+        cubind_mock_expect_arg(&padBeforeA, sizeof padBeforeA);
+        cubind_mock_expect_arg(&padAfterA, sizeof padAfterA);
+        cubind_mock_expect_arg(&foldA, sizeof foldA);
+        cubind_mock_expect_arg(&direction, sizeof direction);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_tensor_transform_descriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+        assert_true(cubind_mock_matches("cudnnGetTensorTransformDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensorTransformDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_tensor_transform_descriptor(void **cubind_state)
@@ -786,16 +1009,22 @@ static void test_cubind_cudnn_destroy_tensor_transform_descriptor(void **cubind_
     cudnnTensorTransformDescriptor_t transformDesc = (cudnnTensorTransformDescriptor_t)(uintptr_t)0x10024010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_COMPILATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_tensor_transform_descriptor(transformDesc);
-    assert_true(cubind_mock_matches("cudnnDestroyTensorTransformDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyTensorTransformDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&transformDesc, sizeof transformDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_tensor_transform_descriptor(transformDesc);
+        assert_true(cubind_mock_matches("cudnnDestroyTensorTransformDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyTensorTransformDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_transform_tensor(void **cubind_state)
@@ -809,22 +1038,28 @@ static void test_cubind_cudnn_transform_tensor(void **cubind_state)
     void *y = (void *)(uintptr_t)0x10025070u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_UNEXPECTED_VALUE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_transform_tensor(handle, alpha, xDesc, x, beta, yDesc, y);
-    assert_true(cubind_mock_matches("cudnnTransformTensor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnTransformTensor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_transform_tensor(handle, alpha, xDesc, x, beta, yDesc, y);
+        assert_true(cubind_mock_matches("cudnnTransformTensor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnTransformTensor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_transform_tensor_ex(void **cubind_state)
@@ -839,23 +1074,29 @@ static void test_cubind_cudnn_transform_tensor_ex(void **cubind_state)
     void *destData = (void *)(uintptr_t)0x10026080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&transDesc, sizeof transDesc);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&srcDesc, sizeof srcDesc);
-    cubind_mock_expect_arg(&srcData, sizeof srcData);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&destDesc, sizeof destDesc);
-    cubind_mock_expect_arg(&destData, sizeof destData);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_transform_tensor_ex(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    assert_true(cubind_mock_matches("cudnnTransformTensorEx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnTransformTensorEx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&transDesc, sizeof transDesc);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&srcDesc, sizeof srcDesc);
+        cubind_mock_expect_arg(&srcData, sizeof srcData);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&destDesc, sizeof destDesc);
+        cubind_mock_expect_arg(&destData, sizeof destData);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_transform_tensor_ex(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+        assert_true(cubind_mock_matches("cudnnTransformTensorEx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnTransformTensorEx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_add_tensor(void **cubind_state)
@@ -869,22 +1110,28 @@ static void test_cubind_cudnn_add_tensor(void **cubind_state)
     void *C = (void *)(uintptr_t)0x10027070u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&aDesc, sizeof aDesc);
-    cubind_mock_expect_arg(&A, sizeof A);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&cDesc, sizeof cDesc);
-    cubind_mock_expect_arg(&C, sizeof C);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_add_tensor(handle, alpha, aDesc, A, beta, cDesc, C);
-    assert_true(cubind_mock_matches("cudnnAddTensor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnAddTensor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&aDesc, sizeof aDesc);
+        cubind_mock_expect_arg(&A, sizeof A);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&cDesc, sizeof cDesc);
+        cubind_mock_expect_arg(&C, sizeof C);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_add_tensor(handle, alpha, aDesc, A, beta, cDesc, C);
+        assert_true(cubind_mock_matches("cudnnAddTensor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnAddTensor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_op_tensor_descriptor(void **cubind_state)
@@ -892,16 +1139,22 @@ static void test_cubind_cudnn_create_op_tensor_descriptor(void **cubind_state)
     cudnnOpTensorDescriptor_t *opTensorDesc = (cudnnOpTensorDescriptor_t *)(uintptr_t)0x10028010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_BAD_LAUNCH_PARAM;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&opTensorDesc, sizeof opTensorDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_op_tensor_descriptor(opTensorDesc);
-    assert_true(cubind_mock_matches("cudnnCreateOpTensorDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateOpTensorDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&opTensorDesc, sizeof opTensorDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_op_tensor_descriptor(opTensorDesc);
+        assert_true(cubind_mock_matches("cudnnCreateOpTensorDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateOpTensorDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_op_tensor_descriptor(void **cubind_state)
@@ -912,19 +1165,25 @@ static void test_cubind_cudnn_set_op_tensor_descriptor(void **cubind_state)
     cudnnNanPropagation_t opTensorNanOpt = (cudnnNanPropagation_t)67;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_TEXTURE_CREATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&opTensorDesc, sizeof opTensorDesc);
-    cubind_mock_expect_arg(&opTensorOp, sizeof opTensorOp);
-    cubind_mock_expect_arg(&opTensorCompType, sizeof opTensorCompType);
-    cubind_mock_expect_arg(&opTensorNanOpt, sizeof opTensorNanOpt);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_op_tensor_descriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    assert_true(cubind_mock_matches("cudnnSetOpTensorDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetOpTensorDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&opTensorDesc, sizeof opTensorDesc);
+        cubind_mock_expect_arg(&opTensorOp, sizeof opTensorOp);
+        cubind_mock_expect_arg(&opTensorCompType, sizeof opTensorCompType);
+        cubind_mock_expect_arg(&opTensorNanOpt, sizeof opTensorNanOpt);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_op_tensor_descriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+        assert_true(cubind_mock_matches("cudnnSetOpTensorDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetOpTensorDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_op_tensor_descriptor(void **cubind_state)
@@ -935,19 +1194,25 @@ static void test_cubind_cudnn_get_op_tensor_descriptor(void **cubind_state)
     cudnnNanPropagation_t *opTensorNanOpt = (cudnnNanPropagation_t *)(uintptr_t)0x1002a040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&opTensorDesc, sizeof opTensorDesc);
-    cubind_mock_expect_arg(&opTensorOp, sizeof opTensorOp);
-    cubind_mock_expect_arg(&opTensorCompType, sizeof opTensorCompType);
-    cubind_mock_expect_arg(&opTensorNanOpt, sizeof opTensorNanOpt);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_op_tensor_descriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    assert_true(cubind_mock_matches("cudnnGetOpTensorDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetOpTensorDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&opTensorDesc, sizeof opTensorDesc);
+        cubind_mock_expect_arg(&opTensorOp, sizeof opTensorOp);
+        cubind_mock_expect_arg(&opTensorCompType, sizeof opTensorCompType);
+        cubind_mock_expect_arg(&opTensorNanOpt, sizeof opTensorNanOpt);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_op_tensor_descriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+        assert_true(cubind_mock_matches("cudnnGetOpTensorDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetOpTensorDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_op_tensor_descriptor(void **cubind_state)
@@ -955,16 +1220,22 @@ static void test_cubind_cudnn_destroy_op_tensor_descriptor(void **cubind_state)
     cudnnOpTensorDescriptor_t opTensorDesc = (cudnnOpTensorDescriptor_t)(uintptr_t)0x1002b010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&opTensorDesc, sizeof opTensorDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_op_tensor_descriptor(opTensorDesc);
-    assert_true(cubind_mock_matches("cudnnDestroyOpTensorDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyOpTensorDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&opTensorDesc, sizeof opTensorDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_op_tensor_descriptor(opTensorDesc);
+        assert_true(cubind_mock_matches("cudnnDestroyOpTensorDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyOpTensorDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_op_tensor(void **cubind_state)
@@ -982,26 +1253,32 @@ static void test_cubind_cudnn_op_tensor(void **cubind_state)
     void *C = (void *)(uintptr_t)0x1002c0b0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CUBLAS;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&opTensorDesc, sizeof opTensorDesc);
-    cubind_mock_expect_arg(&alpha1, sizeof alpha1);
-    cubind_mock_expect_arg(&aDesc, sizeof aDesc);
-    cubind_mock_expect_arg(&A, sizeof A);
-    cubind_mock_expect_arg(&alpha2, sizeof alpha2);
-    cubind_mock_expect_arg(&bDesc, sizeof bDesc);
-    cubind_mock_expect_arg(&B, sizeof B);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&cDesc, sizeof cDesc);
-    cubind_mock_expect_arg(&C, sizeof C);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_op_tensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
-    assert_true(cubind_mock_matches("cudnnOpTensor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnOpTensor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&opTensorDesc, sizeof opTensorDesc);
+        cubind_mock_expect_arg(&alpha1, sizeof alpha1);
+        cubind_mock_expect_arg(&aDesc, sizeof aDesc);
+        cubind_mock_expect_arg(&A, sizeof A);
+        cubind_mock_expect_arg(&alpha2, sizeof alpha2);
+        cubind_mock_expect_arg(&bDesc, sizeof bDesc);
+        cubind_mock_expect_arg(&B, sizeof B);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&cDesc, sizeof cDesc);
+        cubind_mock_expect_arg(&C, sizeof C);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_op_tensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+        assert_true(cubind_mock_matches("cudnnOpTensor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnOpTensor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_reduce_tensor_descriptor(void **cubind_state)
@@ -1009,16 +1286,22 @@ static void test_cubind_cudnn_create_reduce_tensor_descriptor(void **cubind_stat
     cudnnReduceTensorDescriptor_t *reduceTensorDesc = (cudnnReduceTensorDescriptor_t *)(uintptr_t)0x1002d010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CUDART;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&reduceTensorDesc, sizeof reduceTensorDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_reduce_tensor_descriptor(reduceTensorDesc);
-    assert_true(cubind_mock_matches("cudnnCreateReduceTensorDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateReduceTensorDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&reduceTensorDesc, sizeof reduceTensorDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_reduce_tensor_descriptor(reduceTensorDesc);
+        assert_true(cubind_mock_matches("cudnnCreateReduceTensorDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateReduceTensorDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_reduce_tensor_descriptor(void **cubind_state)
@@ -1031,21 +1314,27 @@ static void test_cubind_cudnn_set_reduce_tensor_descriptor(void **cubind_state)
     cudnnIndicesType_t reduceTensorIndicesType = (cudnnIndicesType_t)69;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CURAND;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&reduceTensorDesc, sizeof reduceTensorDesc);
-    cubind_mock_expect_arg(&reduceTensorOp, sizeof reduceTensorOp);
-    cubind_mock_expect_arg(&reduceTensorCompType, sizeof reduceTensorCompType);
-    cubind_mock_expect_arg(&reduceTensorNanOpt, sizeof reduceTensorNanOpt);
-    cubind_mock_expect_arg(&reduceTensorIndices, sizeof reduceTensorIndices);
-    cubind_mock_expect_arg(&reduceTensorIndicesType, sizeof reduceTensorIndicesType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_reduce_tensor_descriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    assert_true(cubind_mock_matches("cudnnSetReduceTensorDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetReduceTensorDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&reduceTensorDesc, sizeof reduceTensorDesc);
+        cubind_mock_expect_arg(&reduceTensorOp, sizeof reduceTensorOp);
+        cubind_mock_expect_arg(&reduceTensorCompType, sizeof reduceTensorCompType);
+        cubind_mock_expect_arg(&reduceTensorNanOpt, sizeof reduceTensorNanOpt);
+        cubind_mock_expect_arg(&reduceTensorIndices, sizeof reduceTensorIndices);
+        cubind_mock_expect_arg(&reduceTensorIndicesType, sizeof reduceTensorIndicesType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_reduce_tensor_descriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+        assert_true(cubind_mock_matches("cudnnSetReduceTensorDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetReduceTensorDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_reduce_tensor_descriptor(void **cubind_state)
@@ -1058,21 +1347,27 @@ static void test_cubind_cudnn_get_reduce_tensor_descriptor(void **cubind_state)
     cudnnIndicesType_t *reduceTensorIndicesType = (cudnnIndicesType_t *)(uintptr_t)0x1002f060u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INVALID_VALUE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&reduceTensorDesc, sizeof reduceTensorDesc);
-    cubind_mock_expect_arg(&reduceTensorOp, sizeof reduceTensorOp);
-    cubind_mock_expect_arg(&reduceTensorCompType, sizeof reduceTensorCompType);
-    cubind_mock_expect_arg(&reduceTensorNanOpt, sizeof reduceTensorNanOpt);
-    cubind_mock_expect_arg(&reduceTensorIndices, sizeof reduceTensorIndices);
-    cubind_mock_expect_arg(&reduceTensorIndicesType, sizeof reduceTensorIndicesType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_reduce_tensor_descriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    assert_true(cubind_mock_matches("cudnnGetReduceTensorDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetReduceTensorDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&reduceTensorDesc, sizeof reduceTensorDesc);
+        cubind_mock_expect_arg(&reduceTensorOp, sizeof reduceTensorOp);
+        cubind_mock_expect_arg(&reduceTensorCompType, sizeof reduceTensorCompType);
+        cubind_mock_expect_arg(&reduceTensorNanOpt, sizeof reduceTensorNanOpt);
+        cubind_mock_expect_arg(&reduceTensorIndices, sizeof reduceTensorIndices);
+        cubind_mock_expect_arg(&reduceTensorIndicesType, sizeof reduceTensorIndicesType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_reduce_tensor_descriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+        assert_true(cubind_mock_matches("cudnnGetReduceTensorDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetReduceTensorDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_reduce_tensor_descriptor(void **cubind_state)
@@ -1080,16 +1375,22 @@ static void test_cubind_cudnn_destroy_reduce_tensor_descriptor(void **cubind_sta
     cudnnReduceTensorDescriptor_t reduceTensorDesc = (cudnnReduceTensorDescriptor_t)(uintptr_t)0x10030010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_INITIALIZED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&reduceTensorDesc, sizeof reduceTensorDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_reduce_tensor_descriptor(reduceTensorDesc);
-    assert_true(cubind_mock_matches("cudnnDestroyReduceTensorDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyReduceTensorDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&reduceTensorDesc, sizeof reduceTensorDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_reduce_tensor_descriptor(reduceTensorDesc);
+        assert_true(cubind_mock_matches("cudnnDestroyReduceTensorDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyReduceTensorDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_reduction_indices_size(void **cubind_state)
@@ -1101,20 +1402,26 @@ static void test_cubind_cudnn_get_reduction_indices_size(void **cubind_state)
     size_t *sizeInBytes = (size_t *)(uintptr_t)0x10031050u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&reduceTensorDesc, sizeof reduceTensorDesc);
-    cubind_mock_expect_arg(&aDesc, sizeof aDesc);
-    cubind_mock_expect_arg(&cDesc, sizeof cDesc);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_reduction_indices_size(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    assert_true(cubind_mock_matches("cudnnGetReductionIndicesSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetReductionIndicesSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&reduceTensorDesc, sizeof reduceTensorDesc);
+        cubind_mock_expect_arg(&aDesc, sizeof aDesc);
+        cubind_mock_expect_arg(&cDesc, sizeof cDesc);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_reduction_indices_size(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+        assert_true(cubind_mock_matches("cudnnGetReductionIndicesSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetReductionIndicesSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_reduction_workspace_size(void **cubind_state)
@@ -1126,20 +1433,26 @@ static void test_cubind_cudnn_get_reduction_workspace_size(void **cubind_state)
     size_t *sizeInBytes = (size_t *)(uintptr_t)0x10032050u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_SERIALIZATION_VERSION_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&reduceTensorDesc, sizeof reduceTensorDesc);
-    cubind_mock_expect_arg(&aDesc, sizeof aDesc);
-    cubind_mock_expect_arg(&cDesc, sizeof cDesc);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_reduction_workspace_size(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    assert_true(cubind_mock_matches("cudnnGetReductionWorkspaceSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetReductionWorkspaceSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&reduceTensorDesc, sizeof reduceTensorDesc);
+        cubind_mock_expect_arg(&aDesc, sizeof aDesc);
+        cubind_mock_expect_arg(&cDesc, sizeof cDesc);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_reduction_workspace_size(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+        assert_true(cubind_mock_matches("cudnnGetReductionWorkspaceSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetReductionWorkspaceSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_reduce_tensor(void **cubind_state)
@@ -1158,27 +1471,33 @@ static void test_cubind_cudnn_reduce_tensor(void **cubind_state)
     void *C = (void *)(uintptr_t)0x100330c0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_DEPRECATED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&reduceTensorDesc, sizeof reduceTensorDesc);
-    cubind_mock_expect_arg(&indices, sizeof indices);
-    cubind_mock_expect_arg(&indicesSizeInBytes, sizeof indicesSizeInBytes);
-    cubind_mock_expect_arg(&workspace, sizeof workspace);
-    cubind_mock_expect_arg(&workspaceSizeInBytes, sizeof workspaceSizeInBytes);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&aDesc, sizeof aDesc);
-    cubind_mock_expect_arg(&A, sizeof A);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&cDesc, sizeof cDesc);
-    cubind_mock_expect_arg(&C, sizeof C);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_reduce_tensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
-    assert_true(cubind_mock_matches("cudnnReduceTensor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnReduceTensor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&reduceTensorDesc, sizeof reduceTensorDesc);
+        cubind_mock_expect_arg(&indices, sizeof indices);
+        cubind_mock_expect_arg(&indicesSizeInBytes, sizeof indicesSizeInBytes);
+        cubind_mock_expect_arg(&workspace, sizeof workspace);
+        cubind_mock_expect_arg(&workspaceSizeInBytes, sizeof workspaceSizeInBytes);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&aDesc, sizeof aDesc);
+        cubind_mock_expect_arg(&A, sizeof A);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&cDesc, sizeof cDesc);
+        cubind_mock_expect_arg(&C, sizeof C);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_reduce_tensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+        assert_true(cubind_mock_matches("cudnnReduceTensor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnReduceTensor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_tensor(void **cubind_state)
@@ -1189,19 +1508,25 @@ static void test_cubind_cudnn_set_tensor(void **cubind_state)
     const void *valuePtr = (const void *)(uintptr_t)0x10034040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_LICENSE_ERROR;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&valuePtr, sizeof valuePtr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_tensor(handle, yDesc, y, valuePtr);
-    assert_true(cubind_mock_matches("cudnnSetTensor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&valuePtr, sizeof valuePtr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_tensor(handle, yDesc, y, valuePtr);
+        assert_true(cubind_mock_matches("cudnnSetTensor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_scale_tensor(void **cubind_state)
@@ -1212,19 +1537,25 @@ static void test_cubind_cudnn_scale_tensor(void **cubind_state)
     const void *alpha = (const void *)(uintptr_t)0x10035040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_RUNTIME_IN_PROGRESS;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_scale_tensor(handle, yDesc, y, alpha);
-    assert_true(cubind_mock_matches("cudnnScaleTensor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnScaleTensor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_scale_tensor(handle, yDesc, y, alpha);
+        assert_true(cubind_mock_matches("cudnnScaleTensor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnScaleTensor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_filter_descriptor(void **cubind_state)
@@ -1232,16 +1563,22 @@ static void test_cubind_cudnn_create_filter_descriptor(void **cubind_state)
     cudnnFilterDescriptor_t *filterDesc = (cudnnFilterDescriptor_t *)(uintptr_t)0x10036010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_RUNTIME_FP_OVERFLOW;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_filter_descriptor(filterDesc);
-    assert_true(cubind_mock_matches("cudnnCreateFilterDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFilterDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_filter_descriptor(filterDesc);
+        assert_true(cubind_mock_matches("cudnnCreateFilterDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFilterDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_filter4d_descriptor(void **cubind_state)
@@ -1255,22 +1592,28 @@ static void test_cubind_cudnn_set_filter4d_descriptor(void **cubind_state)
     int w = (int)0x120dc6;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&format, sizeof format);
-    cubind_mock_expect_arg(&k, sizeof k);
-    cubind_mock_expect_arg(&c, sizeof c);
-    cubind_mock_expect_arg(&h, sizeof h);
-    cubind_mock_expect_arg(&w, sizeof w);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_filter4d_descriptor(filterDesc, dataType, format, k, c, h, w);
-    assert_true(cubind_mock_matches("cudnnSetFilter4dDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetFilter4dDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&format, sizeof format);
+        cubind_mock_expect_arg(&k, sizeof k);
+        cubind_mock_expect_arg(&c, sizeof c);
+        cubind_mock_expect_arg(&h, sizeof h);
+        cubind_mock_expect_arg(&w, sizeof w);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_filter4d_descriptor(filterDesc, dataType, format, k, c, h, w);
+        assert_true(cubind_mock_matches("cudnnSetFilter4dDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetFilter4dDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_filter4d_descriptor(void **cubind_state)
@@ -1284,22 +1627,28 @@ static void test_cubind_cudnn_get_filter4d_descriptor(void **cubind_state)
     int *w = (int *)(uintptr_t)0x10038070u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&format, sizeof format);
-    cubind_mock_expect_arg(&k, sizeof k);
-    cubind_mock_expect_arg(&c, sizeof c);
-    cubind_mock_expect_arg(&h, sizeof h);
-    cubind_mock_expect_arg(&w, sizeof w);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_filter4d_descriptor(filterDesc, dataType, format, k, c, h, w);
-    assert_true(cubind_mock_matches("cudnnGetFilter4dDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFilter4dDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&format, sizeof format);
+        cubind_mock_expect_arg(&k, sizeof k);
+        cubind_mock_expect_arg(&c, sizeof c);
+        cubind_mock_expect_arg(&h, sizeof h);
+        cubind_mock_expect_arg(&w, sizeof w);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_filter4d_descriptor(filterDesc, dataType, format, k, c, h, w);
+        assert_true(cubind_mock_matches("cudnnGetFilter4dDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFilter4dDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_filter_nd_descriptor(void **cubind_state)
@@ -1311,20 +1660,26 @@ static void test_cubind_cudnn_set_filter_nd_descriptor(void **cubind_state)
     const int *filterDimA = (const int *)(uintptr_t)0x10039050u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&format, sizeof format);
-    cubind_mock_expect_arg(&nbDims, sizeof nbDims);
-    cubind_mock_expect_arg(&filterDimA, sizeof filterDimA);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_filter_nd_descriptor(filterDesc, dataType, format, nbDims, filterDimA);
-    assert_true(cubind_mock_matches("cudnnSetFilterNdDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetFilterNdDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&format, sizeof format);
+        cubind_mock_expect_arg(&nbDims, sizeof nbDims);
+        cubind_mock_expect_arg(&filterDimA, sizeof filterDimA);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_filter_nd_descriptor(filterDesc, dataType, format, nbDims, filterDimA);
+        assert_true(cubind_mock_matches("cudnnSetFilterNdDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetFilterNdDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_filter_nd_descriptor(void **cubind_state)
@@ -1337,21 +1692,27 @@ static void test_cubind_cudnn_get_filter_nd_descriptor(void **cubind_state)
     int *filterDimA = (int *)(uintptr_t)0x1003a060u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
-    cubind_mock_expect_arg(&nbDimsRequested, sizeof nbDimsRequested);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&format, sizeof format);
-    cubind_mock_expect_arg(&nbDims, sizeof nbDims);
-    cubind_mock_expect_arg(&filterDimA, sizeof filterDimA);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_filter_nd_descriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
-    assert_true(cubind_mock_matches("cudnnGetFilterNdDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFilterNdDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
+        cubind_mock_expect_arg(&nbDimsRequested, sizeof nbDimsRequested);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&format, sizeof format);
+        cubind_mock_expect_arg(&nbDims, sizeof nbDims);
+        cubind_mock_expect_arg(&filterDimA, sizeof filterDimA);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_filter_nd_descriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+        assert_true(cubind_mock_matches("cudnnGetFilterNdDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFilterNdDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_filter_size_in_bytes(void **cubind_state)
@@ -1360,17 +1721,23 @@ static void test_cubind_cudnn_get_filter_size_in_bytes(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x1003b020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_filter_size_in_bytes(filterDesc, size);
-    assert_true(cubind_mock_matches("cudnnGetFilterSizeInBytes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFilterSizeInBytes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_filter_size_in_bytes(filterDesc, size);
+        assert_true(cubind_mock_matches("cudnnGetFilterSizeInBytes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFilterSizeInBytes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_transform_filter(void **cubind_state)
@@ -1385,23 +1752,29 @@ static void test_cubind_cudnn_transform_filter(void **cubind_state)
     void *destData = (void *)(uintptr_t)0x1003c080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_OUT_OF_BOUND;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&transDesc, sizeof transDesc);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&srcDesc, sizeof srcDesc);
-    cubind_mock_expect_arg(&srcData, sizeof srcData);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&destDesc, sizeof destDesc);
-    cubind_mock_expect_arg(&destData, sizeof destData);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_transform_filter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    assert_true(cubind_mock_matches("cudnnTransformFilter"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnTransformFilter", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&transDesc, sizeof transDesc);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&srcDesc, sizeof srcDesc);
+        cubind_mock_expect_arg(&srcData, sizeof srcData);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&destDesc, sizeof destDesc);
+        cubind_mock_expect_arg(&destData, sizeof destData);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_transform_filter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+        assert_true(cubind_mock_matches("cudnnTransformFilter"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnTransformFilter", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_filter_descriptor(void **cubind_state)
@@ -1409,16 +1782,22 @@ static void test_cubind_cudnn_destroy_filter_descriptor(void **cubind_state)
     cudnnFilterDescriptor_t filterDesc = (cudnnFilterDescriptor_t)(uintptr_t)0x1003d010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_filter_descriptor(filterDesc);
-    assert_true(cubind_mock_matches("cudnnDestroyFilterDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyFilterDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_filter_descriptor(filterDesc);
+        assert_true(cubind_mock_matches("cudnnDestroyFilterDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyFilterDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_softmax_forward(void **cubind_state)
@@ -1434,24 +1813,30 @@ static void test_cubind_cudnn_softmax_forward(void **cubind_state)
     void *y = (void *)(uintptr_t)0x1003e090u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_softmax_forward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
-    assert_true(cubind_mock_matches("cudnnSoftmaxForward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSoftmaxForward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_softmax_forward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+        assert_true(cubind_mock_matches("cudnnSoftmaxForward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSoftmaxForward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_pooling_descriptor(void **cubind_state)
@@ -1459,16 +1844,22 @@ static void test_cubind_cudnn_create_pooling_descriptor(void **cubind_state)
     cudnnPoolingDescriptor_t *poolingDesc = (cudnnPoolingDescriptor_t *)(uintptr_t)0x1003f010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_pooling_descriptor(poolingDesc);
-    assert_true(cubind_mock_matches("cudnnCreatePoolingDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreatePoolingDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_pooling_descriptor(poolingDesc);
+        assert_true(cubind_mock_matches("cudnnCreatePoolingDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreatePoolingDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_pooling2d_descriptor(void **cubind_state)
@@ -1484,24 +1875,30 @@ static void test_cubind_cudnn_set_pooling2d_descriptor(void **cubind_state)
     int horizontalStride = (int)0x121008;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&maxpoolingNanOpt, sizeof maxpoolingNanOpt);
-    cubind_mock_expect_arg(&windowHeight, sizeof windowHeight);
-    cubind_mock_expect_arg(&windowWidth, sizeof windowWidth);
-    cubind_mock_expect_arg(&verticalPadding, sizeof verticalPadding);
-    cubind_mock_expect_arg(&horizontalPadding, sizeof horizontalPadding);
-    cubind_mock_expect_arg(&verticalStride, sizeof verticalStride);
-    cubind_mock_expect_arg(&horizontalStride, sizeof horizontalStride);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_pooling2d_descriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    assert_true(cubind_mock_matches("cudnnSetPooling2dDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetPooling2dDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&maxpoolingNanOpt, sizeof maxpoolingNanOpt);
+        cubind_mock_expect_arg(&windowHeight, sizeof windowHeight);
+        cubind_mock_expect_arg(&windowWidth, sizeof windowWidth);
+        cubind_mock_expect_arg(&verticalPadding, sizeof verticalPadding);
+        cubind_mock_expect_arg(&horizontalPadding, sizeof horizontalPadding);
+        cubind_mock_expect_arg(&verticalStride, sizeof verticalStride);
+        cubind_mock_expect_arg(&horizontalStride, sizeof horizontalStride);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_pooling2d_descriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+        assert_true(cubind_mock_matches("cudnnSetPooling2dDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetPooling2dDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_pooling2d_descriptor(void **cubind_state)
@@ -1517,24 +1914,30 @@ static void test_cubind_cudnn_get_pooling2d_descriptor(void **cubind_state)
     int *horizontalStride = (int *)(uintptr_t)0x10041090u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&maxpoolingNanOpt, sizeof maxpoolingNanOpt);
-    cubind_mock_expect_arg(&windowHeight, sizeof windowHeight);
-    cubind_mock_expect_arg(&windowWidth, sizeof windowWidth);
-    cubind_mock_expect_arg(&verticalPadding, sizeof verticalPadding);
-    cubind_mock_expect_arg(&horizontalPadding, sizeof horizontalPadding);
-    cubind_mock_expect_arg(&verticalStride, sizeof verticalStride);
-    cubind_mock_expect_arg(&horizontalStride, sizeof horizontalStride);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_pooling2d_descriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    assert_true(cubind_mock_matches("cudnnGetPooling2dDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPooling2dDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&maxpoolingNanOpt, sizeof maxpoolingNanOpt);
+        cubind_mock_expect_arg(&windowHeight, sizeof windowHeight);
+        cubind_mock_expect_arg(&windowWidth, sizeof windowWidth);
+        cubind_mock_expect_arg(&verticalPadding, sizeof verticalPadding);
+        cubind_mock_expect_arg(&horizontalPadding, sizeof horizontalPadding);
+        cubind_mock_expect_arg(&verticalStride, sizeof verticalStride);
+        cubind_mock_expect_arg(&horizontalStride, sizeof horizontalStride);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_pooling2d_descriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+        assert_true(cubind_mock_matches("cudnnGetPooling2dDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPooling2dDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_pooling_nd_descriptor(void **cubind_state)
@@ -1548,22 +1951,28 @@ static void test_cubind_cudnn_set_pooling_nd_descriptor(void **cubind_state)
     const int *strideA = (const int *)(uintptr_t)0x10042070u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_CUDA_GRAPH_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&maxpoolingNanOpt, sizeof maxpoolingNanOpt);
-    cubind_mock_expect_arg(&nbDims, sizeof nbDims);
-    cubind_mock_expect_arg(&windowDimA, sizeof windowDimA);
-    cubind_mock_expect_arg(&paddingA, sizeof paddingA);
-    cubind_mock_expect_arg(&strideA, sizeof strideA);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_pooling_nd_descriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    assert_true(cubind_mock_matches("cudnnSetPoolingNdDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetPoolingNdDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&maxpoolingNanOpt, sizeof maxpoolingNanOpt);
+        cubind_mock_expect_arg(&nbDims, sizeof nbDims);
+        cubind_mock_expect_arg(&windowDimA, sizeof windowDimA);
+        cubind_mock_expect_arg(&paddingA, sizeof paddingA);
+        cubind_mock_expect_arg(&strideA, sizeof strideA);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_pooling_nd_descriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+        assert_true(cubind_mock_matches("cudnnSetPoolingNdDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetPoolingNdDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_pooling_nd_descriptor(void **cubind_state)
@@ -1578,23 +1987,29 @@ static void test_cubind_cudnn_get_pooling_nd_descriptor(void **cubind_state)
     int *strideA = (int *)(uintptr_t)0x10043080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_DESCRIPTOR_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
-    cubind_mock_expect_arg(&nbDimsRequested, sizeof nbDimsRequested);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&maxpoolingNanOpt, sizeof maxpoolingNanOpt);
-    cubind_mock_expect_arg(&nbDims, sizeof nbDims);
-    cubind_mock_expect_arg(&windowDimA, sizeof windowDimA);
-    cubind_mock_expect_arg(&paddingA, sizeof paddingA);
-    cubind_mock_expect_arg(&strideA, sizeof strideA);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_pooling_nd_descriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    assert_true(cubind_mock_matches("cudnnGetPoolingNdDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPoolingNdDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
+        cubind_mock_expect_arg(&nbDimsRequested, sizeof nbDimsRequested);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&maxpoolingNanOpt, sizeof maxpoolingNanOpt);
+        cubind_mock_expect_arg(&nbDims, sizeof nbDims);
+        cubind_mock_expect_arg(&windowDimA, sizeof windowDimA);
+        cubind_mock_expect_arg(&paddingA, sizeof paddingA);
+        cubind_mock_expect_arg(&strideA, sizeof strideA);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_pooling_nd_descriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+        assert_true(cubind_mock_matches("cudnnGetPoolingNdDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPoolingNdDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_pooling_nd_forward_output_dim(void **cubind_state)
@@ -1605,19 +2020,25 @@ static void test_cubind_cudnn_get_pooling_nd_forward_output_dim(void **cubind_st
     int *outputTensorDimA = (int *)(uintptr_t)0x10044040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
-    cubind_mock_expect_arg(&inputTensorDesc, sizeof inputTensorDesc);
-    cubind_mock_expect_arg(&nbDims, sizeof nbDims);
-    cubind_mock_expect_arg(&outputTensorDimA, sizeof outputTensorDimA);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_pooling_nd_forward_output_dim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
-    assert_true(cubind_mock_matches("cudnnGetPoolingNdForwardOutputDim"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPoolingNdForwardOutputDim", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
+        cubind_mock_expect_arg(&inputTensorDesc, sizeof inputTensorDesc);
+        cubind_mock_expect_arg(&nbDims, sizeof nbDims);
+        cubind_mock_expect_arg(&outputTensorDimA, sizeof outputTensorDimA);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_pooling_nd_forward_output_dim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+        assert_true(cubind_mock_matches("cudnnGetPoolingNdForwardOutputDim"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPoolingNdForwardOutputDim", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_pooling2d_forward_output_dim(void **cubind_state)
@@ -1630,21 +2051,27 @@ static void test_cubind_cudnn_get_pooling2d_forward_output_dim(void **cubind_sta
     int *w = (int *)(uintptr_t)0x10045060u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
-    cubind_mock_expect_arg(&inputTensorDesc, sizeof inputTensorDesc);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&c, sizeof c);
-    cubind_mock_expect_arg(&h, sizeof h);
-    cubind_mock_expect_arg(&w, sizeof w);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_pooling2d_forward_output_dim(poolingDesc, inputTensorDesc, n, c, h, w);
-    assert_true(cubind_mock_matches("cudnnGetPooling2dForwardOutputDim"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPooling2dForwardOutputDim", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
+        cubind_mock_expect_arg(&inputTensorDesc, sizeof inputTensorDesc);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&c, sizeof c);
+        cubind_mock_expect_arg(&h, sizeof h);
+        cubind_mock_expect_arg(&w, sizeof w);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_pooling2d_forward_output_dim(poolingDesc, inputTensorDesc, n, c, h, w);
+        assert_true(cubind_mock_matches("cudnnGetPooling2dForwardOutputDim"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPooling2dForwardOutputDim", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_pooling_descriptor(void **cubind_state)
@@ -1652,16 +2079,22 @@ static void test_cubind_cudnn_destroy_pooling_descriptor(void **cubind_state)
     cudnnPoolingDescriptor_t poolingDesc = (cudnnPoolingDescriptor_t)(uintptr_t)0x10046010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_SHAPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_pooling_descriptor(poolingDesc);
-    assert_true(cubind_mock_matches("cudnnDestroyPoolingDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyPoolingDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_pooling_descriptor(poolingDesc);
+        assert_true(cubind_mock_matches("cudnnDestroyPoolingDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyPoolingDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_pooling_forward(void **cubind_state)
@@ -1676,23 +2109,29 @@ static void test_cubind_cudnn_pooling_forward(void **cubind_state)
     void *y = (void *)(uintptr_t)0x10047080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_pooling_forward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
-    assert_true(cubind_mock_matches("cudnnPoolingForward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnPoolingForward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_pooling_forward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+        assert_true(cubind_mock_matches("cudnnPoolingForward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnPoolingForward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_activation_descriptor(void **cubind_state)
@@ -1700,16 +2139,22 @@ static void test_cubind_cudnn_create_activation_descriptor(void **cubind_state)
     cudnnActivationDescriptor_t *activationDesc = (cudnnActivationDescriptor_t *)(uintptr_t)0x10048010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_LAYOUT;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_activation_descriptor(activationDesc);
-    assert_true(cubind_mock_matches("cudnnCreateActivationDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateActivationDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_activation_descriptor(activationDesc);
+        assert_true(cubind_mock_matches("cudnnCreateActivationDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateActivationDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_activation_descriptor(void **cubind_state)
@@ -1720,19 +2165,25 @@ static void test_cubind_cudnn_set_activation_descriptor(void **cubind_state)
     double coef = (double)3.5;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&reluNanOpt, sizeof reluNanOpt);
-    cubind_mock_expect_arg(&coef, sizeof coef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_activation_descriptor(activationDesc, mode, reluNanOpt, coef);
-    assert_true(cubind_mock_matches("cudnnSetActivationDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetActivationDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&reluNanOpt, sizeof reluNanOpt);
+        cubind_mock_expect_arg(&coef, sizeof coef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_activation_descriptor(activationDesc, mode, reluNanOpt, coef);
+        assert_true(cubind_mock_matches("cudnnSetActivationDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetActivationDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_activation_descriptor(void **cubind_state)
@@ -1743,19 +2194,25 @@ static void test_cubind_cudnn_get_activation_descriptor(void **cubind_state)
     double *coef = (double *)(uintptr_t)0x1004a040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&reluNanOpt, sizeof reluNanOpt);
-    cubind_mock_expect_arg(&coef, sizeof coef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_activation_descriptor(activationDesc, mode, reluNanOpt, coef);
-    assert_true(cubind_mock_matches("cudnnGetActivationDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetActivationDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&reluNanOpt, sizeof reluNanOpt);
+        cubind_mock_expect_arg(&coef, sizeof coef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_activation_descriptor(activationDesc, mode, reluNanOpt, coef);
+        assert_true(cubind_mock_matches("cudnnGetActivationDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetActivationDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_activation_descriptor_swish_beta(void **cubind_state)
@@ -1764,17 +2221,23 @@ static void test_cubind_cudnn_set_activation_descriptor_swish_beta(void **cubind
     double swish_beta = (double)1.5;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&swish_beta, sizeof swish_beta);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_activation_descriptor_swish_beta(activationDesc, swish_beta);
-    assert_true(cubind_mock_matches("cudnnSetActivationDescriptorSwishBeta"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetActivationDescriptorSwishBeta", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&swish_beta, sizeof swish_beta);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_activation_descriptor_swish_beta(activationDesc, swish_beta);
+        assert_true(cubind_mock_matches("cudnnSetActivationDescriptorSwishBeta"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetActivationDescriptorSwishBeta", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_activation_descriptor_swish_beta(void **cubind_state)
@@ -1783,17 +2246,23 @@ static void test_cubind_cudnn_get_activation_descriptor_swish_beta(void **cubind
     double *swish_beta = (double *)(uintptr_t)0x1004c020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&swish_beta, sizeof swish_beta);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_activation_descriptor_swish_beta(activationDesc, swish_beta);
-    assert_true(cubind_mock_matches("cudnnGetActivationDescriptorSwishBeta"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetActivationDescriptorSwishBeta", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&swish_beta, sizeof swish_beta);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_activation_descriptor_swish_beta(activationDesc, swish_beta);
+        assert_true(cubind_mock_matches("cudnnGetActivationDescriptorSwishBeta"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetActivationDescriptorSwishBeta", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_activation_descriptor(void **cubind_state)
@@ -1801,16 +2270,22 @@ static void test_cubind_cudnn_destroy_activation_descriptor(void **cubind_state)
     cudnnActivationDescriptor_t activationDesc = (cudnnActivationDescriptor_t)(uintptr_t)0x1004d010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_activation_descriptor(activationDesc);
-    assert_true(cubind_mock_matches("cudnnDestroyActivationDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyActivationDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_activation_descriptor(activationDesc);
+        assert_true(cubind_mock_matches("cudnnDestroyActivationDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyActivationDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_activation_forward(void **cubind_state)
@@ -1825,23 +2300,29 @@ static void test_cubind_cudnn_activation_forward(void **cubind_state)
     void *y = (void *)(uintptr_t)0x1004e080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_activation_forward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
-    assert_true(cubind_mock_matches("cudnnActivationForward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnActivationForward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_activation_forward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+        assert_true(cubind_mock_matches("cudnnActivationForward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnActivationForward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_lrn_descriptor(void **cubind_state)
@@ -1849,16 +2330,22 @@ static void test_cubind_cudnn_create_lrn_descriptor(void **cubind_state)
     cudnnLRNDescriptor_t *normDesc = (cudnnLRNDescriptor_t *)(uintptr_t)0x1004f010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_PADDING;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&normDesc, sizeof normDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_lrn_descriptor(normDesc);
-    assert_true(cubind_mock_matches("cudnnCreateLRNDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateLRNDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&normDesc, sizeof normDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_lrn_descriptor(normDesc);
+        assert_true(cubind_mock_matches("cudnnCreateLRNDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateLRNDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_lrn_descriptor(void **cubind_state)
@@ -1870,20 +2357,26 @@ static void test_cubind_cudnn_set_lrn_descriptor(void **cubind_state)
     double lrnK = (double)4.5;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_BAD_LAUNCH_PARAM;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&normDesc, sizeof normDesc);
-    cubind_mock_expect_arg(&lrnN, sizeof lrnN);
-    cubind_mock_expect_arg(&lrnAlpha, sizeof lrnAlpha);
-    cubind_mock_expect_arg(&lrnBeta, sizeof lrnBeta);
-    cubind_mock_expect_arg(&lrnK, sizeof lrnK);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_lrn_descriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    assert_true(cubind_mock_matches("cudnnSetLRNDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetLRNDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&normDesc, sizeof normDesc);
+        cubind_mock_expect_arg(&lrnN, sizeof lrnN);
+        cubind_mock_expect_arg(&lrnAlpha, sizeof lrnAlpha);
+        cubind_mock_expect_arg(&lrnBeta, sizeof lrnBeta);
+        cubind_mock_expect_arg(&lrnK, sizeof lrnK);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_lrn_descriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+        assert_true(cubind_mock_matches("cudnnSetLRNDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetLRNDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_lrn_descriptor(void **cubind_state)
@@ -1895,20 +2388,26 @@ static void test_cubind_cudnn_get_lrn_descriptor(void **cubind_state)
     double *lrnK = (double *)(uintptr_t)0x10051050u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&normDesc, sizeof normDesc);
-    cubind_mock_expect_arg(&lrnN, sizeof lrnN);
-    cubind_mock_expect_arg(&lrnAlpha, sizeof lrnAlpha);
-    cubind_mock_expect_arg(&lrnBeta, sizeof lrnBeta);
-    cubind_mock_expect_arg(&lrnK, sizeof lrnK);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_lrn_descriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    assert_true(cubind_mock_matches("cudnnGetLRNDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetLRNDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&normDesc, sizeof normDesc);
+        cubind_mock_expect_arg(&lrnN, sizeof lrnN);
+        cubind_mock_expect_arg(&lrnAlpha, sizeof lrnAlpha);
+        cubind_mock_expect_arg(&lrnBeta, sizeof lrnBeta);
+        cubind_mock_expect_arg(&lrnK, sizeof lrnK);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_lrn_descriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+        assert_true(cubind_mock_matches("cudnnGetLRNDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetLRNDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_lrn_descriptor(void **cubind_state)
@@ -1916,16 +2415,22 @@ static void test_cubind_cudnn_destroy_lrn_descriptor(void **cubind_state)
     cudnnLRNDescriptor_t lrnDesc = (cudnnLRNDescriptor_t)(uintptr_t)0x10052010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&lrnDesc, sizeof lrnDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_lrn_descriptor(lrnDesc);
-    assert_true(cubind_mock_matches("cudnnDestroyLRNDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyLRNDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&lrnDesc, sizeof lrnDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_lrn_descriptor(lrnDesc);
+        assert_true(cubind_mock_matches("cudnnDestroyLRNDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyLRNDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_lrn_cross_channel_forward(void **cubind_state)
@@ -1941,24 +2446,30 @@ static void test_cubind_cudnn_lrn_cross_channel_forward(void **cubind_state)
     void *y = (void *)(uintptr_t)0x10053090u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&normDesc, sizeof normDesc);
-    cubind_mock_expect_arg(&lrnMode, sizeof lrnMode);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_lrn_cross_channel_forward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
-    assert_true(cubind_mock_matches("cudnnLRNCrossChannelForward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnLRNCrossChannelForward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&normDesc, sizeof normDesc);
+        cubind_mock_expect_arg(&lrnMode, sizeof lrnMode);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_lrn_cross_channel_forward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+        assert_true(cubind_mock_matches("cudnnLRNCrossChannelForward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnLRNCrossChannelForward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_divisive_normalization_forward(void **cubind_state)
@@ -1977,27 +2488,33 @@ static void test_cubind_cudnn_divisive_normalization_forward(void **cubind_state
     void *y = (void *)(uintptr_t)0x100540c0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_COMPILATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&normDesc, sizeof normDesc);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&means, sizeof means);
-    cubind_mock_expect_arg(&temp, sizeof temp);
-    cubind_mock_expect_arg(&temp2, sizeof temp2);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_divisive_normalization_forward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
-    assert_true(cubind_mock_matches("cudnnDivisiveNormalizationForward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDivisiveNormalizationForward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&normDesc, sizeof normDesc);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&means, sizeof means);
+        cubind_mock_expect_arg(&temp, sizeof temp);
+        cubind_mock_expect_arg(&temp2, sizeof temp2);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_divisive_normalization_forward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+        assert_true(cubind_mock_matches("cudnnDivisiveNormalizationForward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDivisiveNormalizationForward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_derive_bn_tensor_descriptor(void **cubind_state)
@@ -2007,18 +2524,24 @@ static void test_cubind_cudnn_derive_bn_tensor_descriptor(void **cubind_state)
     cudnnBatchNormMode_t mode = (cudnnBatchNormMode_t)66;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_UNEXPECTED_VALUE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&derivedBnDesc, sizeof derivedBnDesc);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_derive_bn_tensor_descriptor(derivedBnDesc, xDesc, mode);
-    assert_true(cubind_mock_matches("cudnnDeriveBNTensorDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDeriveBNTensorDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&derivedBnDesc, sizeof derivedBnDesc);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_derive_bn_tensor_descriptor(derivedBnDesc, xDesc, mode);
+        assert_true(cubind_mock_matches("cudnnDeriveBNTensorDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDeriveBNTensorDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_batch_normalization_forward_inference(void **cubind_state)
@@ -2039,29 +2562,35 @@ static void test_cubind_cudnn_batch_normalization_forward_inference(void **cubin
     double epsilon = (double)13.5;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&bnScaleBiasMeanVarDesc, sizeof bnScaleBiasMeanVarDesc);
-    cubind_mock_expect_arg(&bnScale, sizeof bnScale);
-    cubind_mock_expect_arg(&bnBias, sizeof bnBias);
-    cubind_mock_expect_arg(&estimatedMean, sizeof estimatedMean);
-    cubind_mock_expect_arg(&estimatedVariance, sizeof estimatedVariance);
-    cubind_mock_expect_arg(&epsilon, sizeof epsilon);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_batch_normalization_forward_inference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
-    assert_true(cubind_mock_matches("cudnnBatchNormalizationForwardInference"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationForwardInference", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&bnScaleBiasMeanVarDesc, sizeof bnScaleBiasMeanVarDesc);
+        cubind_mock_expect_arg(&bnScale, sizeof bnScale);
+        cubind_mock_expect_arg(&bnBias, sizeof bnBias);
+        cubind_mock_expect_arg(&estimatedMean, sizeof estimatedMean);
+        cubind_mock_expect_arg(&estimatedVariance, sizeof estimatedVariance);
+        cubind_mock_expect_arg(&epsilon, sizeof epsilon);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_batch_normalization_forward_inference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+        assert_true(cubind_mock_matches("cudnnBatchNormalizationForwardInference"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationForwardInference", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_derive_norm_tensor_descriptor(void **cubind_state)
@@ -2073,20 +2602,26 @@ static void test_cubind_cudnn_derive_norm_tensor_descriptor(void **cubind_state)
     int groupCnt = (int)0x1215c4;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&derivedNormScaleBiasDesc, sizeof derivedNormScaleBiasDesc);
-    cubind_mock_expect_arg(&derivedNormMeanVarDesc, sizeof derivedNormMeanVarDesc);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&groupCnt, sizeof groupCnt);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_derive_norm_tensor_descriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
-    assert_true(cubind_mock_matches("cudnnDeriveNormTensorDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDeriveNormTensorDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&derivedNormScaleBiasDesc, sizeof derivedNormScaleBiasDesc);
+        cubind_mock_expect_arg(&derivedNormMeanVarDesc, sizeof derivedNormMeanVarDesc);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&groupCnt, sizeof groupCnt);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_derive_norm_tensor_descriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+        assert_true(cubind_mock_matches("cudnnDeriveNormTensorDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDeriveNormTensorDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_normalization_forward_inference(void **cubind_state)
@@ -2114,36 +2649,42 @@ static void test_cubind_cudnn_normalization_forward_inference(void **cubind_stat
     int groupCnt = (int)0x121614;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_BAD_LAUNCH_PARAM;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&normOps, sizeof normOps);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&normScaleBiasDesc, sizeof normScaleBiasDesc);
-    cubind_mock_expect_arg(&normScale, sizeof normScale);
-    cubind_mock_expect_arg(&normBias, sizeof normBias);
-    cubind_mock_expect_arg(&normMeanVarDesc, sizeof normMeanVarDesc);
-    cubind_mock_expect_arg(&estimatedMean, sizeof estimatedMean);
-    cubind_mock_expect_arg(&estimatedVariance, sizeof estimatedVariance);
-    cubind_mock_expect_arg(&zDesc, sizeof zDesc);
-    cubind_mock_expect_arg(&z, sizeof z);
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&epsilon, sizeof epsilon);
-    cubind_mock_expect_arg(&groupCnt, sizeof groupCnt);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_normalization_forward_inference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
-    assert_true(cubind_mock_matches("cudnnNormalizationForwardInference"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnNormalizationForwardInference", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&normOps, sizeof normOps);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&normScaleBiasDesc, sizeof normScaleBiasDesc);
+        cubind_mock_expect_arg(&normScale, sizeof normScale);
+        cubind_mock_expect_arg(&normBias, sizeof normBias);
+        cubind_mock_expect_arg(&normMeanVarDesc, sizeof normMeanVarDesc);
+        cubind_mock_expect_arg(&estimatedMean, sizeof estimatedMean);
+        cubind_mock_expect_arg(&estimatedVariance, sizeof estimatedVariance);
+        cubind_mock_expect_arg(&zDesc, sizeof zDesc);
+        cubind_mock_expect_arg(&z, sizeof z);
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&epsilon, sizeof epsilon);
+        cubind_mock_expect_arg(&groupCnt, sizeof groupCnt);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_normalization_forward_inference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+        assert_true(cubind_mock_matches("cudnnNormalizationForwardInference"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnNormalizationForwardInference", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_spatial_transformer_descriptor(void **cubind_state)
@@ -2151,16 +2692,22 @@ static void test_cubind_cudnn_create_spatial_transformer_descriptor(void **cubin
     cudnnSpatialTransformerDescriptor_t *stDesc = (cudnnSpatialTransformerDescriptor_t *)(uintptr_t)0x10059010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_TEXTURE_CREATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stDesc, sizeof stDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_spatial_transformer_descriptor(stDesc);
-    assert_true(cubind_mock_matches("cudnnCreateSpatialTransformerDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateSpatialTransformerDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stDesc, sizeof stDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_spatial_transformer_descriptor(stDesc);
+        assert_true(cubind_mock_matches("cudnnCreateSpatialTransformerDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateSpatialTransformerDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_spatial_transformer_nd_descriptor(void **cubind_state)
@@ -2172,20 +2719,26 @@ static void test_cubind_cudnn_set_spatial_transformer_nd_descriptor(void **cubin
     const int *dimA = (const int *)(uintptr_t)0x1005a050u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stDesc, sizeof stDesc);
-    cubind_mock_expect_arg(&samplerType, sizeof samplerType);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&nbDims, sizeof nbDims);
-    cubind_mock_expect_arg(&dimA, sizeof dimA);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_spatial_transformer_nd_descriptor(stDesc, samplerType, dataType, nbDims, dimA);
-    assert_true(cubind_mock_matches("cudnnSetSpatialTransformerNdDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetSpatialTransformerNdDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stDesc, sizeof stDesc);
+        cubind_mock_expect_arg(&samplerType, sizeof samplerType);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&nbDims, sizeof nbDims);
+        cubind_mock_expect_arg(&dimA, sizeof dimA);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_spatial_transformer_nd_descriptor(stDesc, samplerType, dataType, nbDims, dimA);
+        assert_true(cubind_mock_matches("cudnnSetSpatialTransformerNdDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetSpatialTransformerNdDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_spatial_transformer_descriptor(void **cubind_state)
@@ -2193,16 +2746,22 @@ static void test_cubind_cudnn_destroy_spatial_transformer_descriptor(void **cubi
     cudnnSpatialTransformerDescriptor_t stDesc = (cudnnSpatialTransformerDescriptor_t)(uintptr_t)0x1005b010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stDesc, sizeof stDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_spatial_transformer_descriptor(stDesc);
-    assert_true(cubind_mock_matches("cudnnDestroySpatialTransformerDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroySpatialTransformerDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stDesc, sizeof stDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_spatial_transformer_descriptor(stDesc);
+        assert_true(cubind_mock_matches("cudnnDestroySpatialTransformerDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroySpatialTransformerDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_spatial_tf_grid_generator_forward(void **cubind_state)
@@ -2213,19 +2772,25 @@ static void test_cubind_cudnn_spatial_tf_grid_generator_forward(void **cubind_st
     void *grid = (void *)(uintptr_t)0x1005c040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CUBLAS;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&stDesc, sizeof stDesc);
-    cubind_mock_expect_arg(&theta, sizeof theta);
-    cubind_mock_expect_arg(&grid, sizeof grid);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_spatial_tf_grid_generator_forward(handle, stDesc, theta, grid);
-    assert_true(cubind_mock_matches("cudnnSpatialTfGridGeneratorForward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSpatialTfGridGeneratorForward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&stDesc, sizeof stDesc);
+        cubind_mock_expect_arg(&theta, sizeof theta);
+        cubind_mock_expect_arg(&grid, sizeof grid);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_spatial_tf_grid_generator_forward(handle, stDesc, theta, grid);
+        assert_true(cubind_mock_matches("cudnnSpatialTfGridGeneratorForward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSpatialTfGridGeneratorForward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_spatial_tf_sampler_forward(void **cubind_state)
@@ -2241,24 +2806,30 @@ static void test_cubind_cudnn_spatial_tf_sampler_forward(void **cubind_state)
     void *y = (void *)(uintptr_t)0x1005d090u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CUDART;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&stDesc, sizeof stDesc);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&grid, sizeof grid);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_spatial_tf_sampler_forward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
-    assert_true(cubind_mock_matches("cudnnSpatialTfSamplerForward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSpatialTfSamplerForward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&stDesc, sizeof stDesc);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&grid, sizeof grid);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_spatial_tf_sampler_forward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+        assert_true(cubind_mock_matches("cudnnSpatialTfSamplerForward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSpatialTfSamplerForward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_dropout_descriptor(void **cubind_state)
@@ -2266,16 +2837,22 @@ static void test_cubind_cudnn_create_dropout_descriptor(void **cubind_state)
     cudnnDropoutDescriptor_t *dropoutDesc = (cudnnDropoutDescriptor_t *)(uintptr_t)0x1005e010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CURAND;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_dropout_descriptor(dropoutDesc);
-    assert_true(cubind_mock_matches("cudnnCreateDropoutDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateDropoutDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_dropout_descriptor(dropoutDesc);
+        assert_true(cubind_mock_matches("cudnnCreateDropoutDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateDropoutDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_dropout_descriptor(void **cubind_state)
@@ -2283,16 +2860,22 @@ static void test_cubind_cudnn_destroy_dropout_descriptor(void **cubind_state)
     cudnnDropoutDescriptor_t dropoutDesc = (cudnnDropoutDescriptor_t)(uintptr_t)0x1005f010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INVALID_VALUE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_dropout_descriptor(dropoutDesc);
-    assert_true(cubind_mock_matches("cudnnDestroyDropoutDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyDropoutDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_dropout_descriptor(dropoutDesc);
+        assert_true(cubind_mock_matches("cudnnDestroyDropoutDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyDropoutDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_dropout_get_states_size(void **cubind_state)
@@ -2301,17 +2884,23 @@ static void test_cubind_cudnn_dropout_get_states_size(void **cubind_state)
     size_t *sizeInBytes = (size_t *)(uintptr_t)0x10060020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_INITIALIZED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_dropout_get_states_size(handle, sizeInBytes);
-    assert_true(cubind_mock_matches("cudnnDropoutGetStatesSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDropoutGetStatesSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_dropout_get_states_size(handle, sizeInBytes);
+        assert_true(cubind_mock_matches("cudnnDropoutGetStatesSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDropoutGetStatesSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_dropout_get_reserve_space_size(void **cubind_state)
@@ -2320,17 +2909,23 @@ static void test_cubind_cudnn_dropout_get_reserve_space_size(void **cubind_state
     size_t *sizeInBytes = (size_t *)(uintptr_t)0x10061020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&xdesc, sizeof xdesc);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_dropout_get_reserve_space_size(xdesc, sizeInBytes);
-    assert_true(cubind_mock_matches("cudnnDropoutGetReserveSpaceSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDropoutGetReserveSpaceSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&xdesc, sizeof xdesc);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_dropout_get_reserve_space_size(xdesc, sizeInBytes);
+        assert_true(cubind_mock_matches("cudnnDropoutGetReserveSpaceSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDropoutGetReserveSpaceSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_dropout_descriptor(void **cubind_state)
@@ -2343,21 +2938,27 @@ static void test_cubind_cudnn_set_dropout_descriptor(void **cubind_state)
     unsigned long long seed = (unsigned long long)0x123400006205LL;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_SERIALIZATION_VERSION_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&dropout, sizeof dropout);
-    cubind_mock_expect_arg(&states, sizeof states);
-    cubind_mock_expect_arg(&stateSizeInBytes, sizeof stateSizeInBytes);
-    cubind_mock_expect_arg(&seed, sizeof seed);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_dropout_descriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    assert_true(cubind_mock_matches("cudnnSetDropoutDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetDropoutDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&dropout, sizeof dropout);
+        cubind_mock_expect_arg(&states, sizeof states);
+        cubind_mock_expect_arg(&stateSizeInBytes, sizeof stateSizeInBytes);
+        cubind_mock_expect_arg(&seed, sizeof seed);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_dropout_descriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+        assert_true(cubind_mock_matches("cudnnSetDropoutDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetDropoutDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_restore_dropout_descriptor(void **cubind_state)
@@ -2370,21 +2971,27 @@ static void test_cubind_cudnn_restore_dropout_descriptor(void **cubind_state)
     unsigned long long seed = (unsigned long long)0x123400006305LL;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_DEPRECATED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&dropout, sizeof dropout);
-    cubind_mock_expect_arg(&states, sizeof states);
-    cubind_mock_expect_arg(&stateSizeInBytes, sizeof stateSizeInBytes);
-    cubind_mock_expect_arg(&seed, sizeof seed);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_restore_dropout_descriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    assert_true(cubind_mock_matches("cudnnRestoreDropoutDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRestoreDropoutDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&dropout, sizeof dropout);
+        cubind_mock_expect_arg(&states, sizeof states);
+        cubind_mock_expect_arg(&stateSizeInBytes, sizeof stateSizeInBytes);
+        cubind_mock_expect_arg(&seed, sizeof seed);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_restore_dropout_descriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+        assert_true(cubind_mock_matches("cudnnRestoreDropoutDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRestoreDropoutDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_dropout_descriptor(void **cubind_state)
@@ -2396,20 +3003,26 @@ static void test_cubind_cudnn_get_dropout_descriptor(void **cubind_state)
     unsigned long long *seed = (unsigned long long *)(uintptr_t)0x10064050u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_LICENSE_ERROR;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&dropout, sizeof dropout);
-    cubind_mock_expect_arg(&states, sizeof states);
-    cubind_mock_expect_arg(&seed, sizeof seed);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_dropout_descriptor(dropoutDesc, handle, dropout, states, seed);
-    assert_true(cubind_mock_matches("cudnnGetDropoutDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetDropoutDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&dropout, sizeof dropout);
+        cubind_mock_expect_arg(&states, sizeof states);
+        cubind_mock_expect_arg(&seed, sizeof seed);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_dropout_descriptor(dropoutDesc, handle, dropout, states, seed);
+        assert_true(cubind_mock_matches("cudnnGetDropoutDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetDropoutDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_dropout_forward(void **cubind_state)
@@ -2424,38 +3037,50 @@ static void test_cubind_cudnn_dropout_forward(void **cubind_state)
     size_t reserveSpaceSizeInBytes = (size_t)0x123400006507LL;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_RUNTIME_IN_PROGRESS;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
-    cubind_mock_expect_arg(&xdesc, sizeof xdesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&ydesc, sizeof ydesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
-    cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_dropout_forward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
-    assert_true(cubind_mock_matches("cudnnDropoutForward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDropoutForward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
+        cubind_mock_expect_arg(&xdesc, sizeof xdesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&ydesc, sizeof ydesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
+        cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_dropout_forward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+        assert_true(cubind_mock_matches("cudnnDropoutForward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDropoutForward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_ops_version_check(void **cubind_state)
 {
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_RUNTIME_FP_OVERFLOW;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_ops_version_check();
-    assert_true(cubind_mock_matches("cudnnOpsVersionCheck"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnOpsVersionCheck", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_ops_version_check();
+        assert_true(cubind_mock_matches("cudnnOpsVersionCheck"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnOpsVersionCheck", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_softmax_backward(void **cubind_state)
@@ -2473,26 +3098,32 @@ static void test_cubind_cudnn_softmax_backward(void **cubind_state)
     void *dx = (void *)(uintptr_t)0x100670b0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&dy, sizeof dy);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
-    cubind_mock_expect_arg(&dx, sizeof dx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_softmax_backward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
-    assert_true(cubind_mock_matches("cudnnSoftmaxBackward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSoftmaxBackward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&dy, sizeof dy);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
+        cubind_mock_expect_arg(&dx, sizeof dx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_softmax_backward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+        assert_true(cubind_mock_matches("cudnnSoftmaxBackward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSoftmaxBackward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_pooling_backward(void **cubind_state)
@@ -2511,27 +3142,33 @@ static void test_cubind_cudnn_pooling_backward(void **cubind_state)
     void *dx = (void *)(uintptr_t)0x100680c0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&dy, sizeof dy);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
-    cubind_mock_expect_arg(&dx, sizeof dx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_pooling_backward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    assert_true(cubind_mock_matches("cudnnPoolingBackward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnPoolingBackward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&poolingDesc, sizeof poolingDesc);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&dy, sizeof dy);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
+        cubind_mock_expect_arg(&dx, sizeof dx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_pooling_backward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+        assert_true(cubind_mock_matches("cudnnPoolingBackward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnPoolingBackward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_activation_backward(void **cubind_state)
@@ -2550,27 +3187,33 @@ static void test_cubind_cudnn_activation_backward(void **cubind_state)
     void *dx = (void *)(uintptr_t)0x100690c0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&dy, sizeof dy);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
-    cubind_mock_expect_arg(&dx, sizeof dx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_activation_backward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    assert_true(cubind_mock_matches("cudnnActivationBackward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnActivationBackward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&dy, sizeof dy);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
+        cubind_mock_expect_arg(&dx, sizeof dx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_activation_backward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+        assert_true(cubind_mock_matches("cudnnActivationBackward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnActivationBackward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_lrn_cross_channel_backward(void **cubind_state)
@@ -2590,28 +3233,34 @@ static void test_cubind_cudnn_lrn_cross_channel_backward(void **cubind_state)
     void *dx = (void *)(uintptr_t)0x1006a0d0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&normDesc, sizeof normDesc);
-    cubind_mock_expect_arg(&lrnMode, sizeof lrnMode);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&dy, sizeof dy);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
-    cubind_mock_expect_arg(&dx, sizeof dx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_lrn_cross_channel_backward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    assert_true(cubind_mock_matches("cudnnLRNCrossChannelBackward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnLRNCrossChannelBackward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&normDesc, sizeof normDesc);
+        cubind_mock_expect_arg(&lrnMode, sizeof lrnMode);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&dy, sizeof dy);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
+        cubind_mock_expect_arg(&dx, sizeof dx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_lrn_cross_channel_backward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+        assert_true(cubind_mock_matches("cudnnLRNCrossChannelBackward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnLRNCrossChannelBackward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_divisive_normalization_backward(void **cubind_state)
@@ -2632,29 +3281,35 @@ static void test_cubind_cudnn_divisive_normalization_backward(void **cubind_stat
     void *dMeans = (void *)(uintptr_t)0x1006b0e0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&normDesc, sizeof normDesc);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&means, sizeof means);
-    cubind_mock_expect_arg(&dy, sizeof dy);
-    cubind_mock_expect_arg(&temp, sizeof temp);
-    cubind_mock_expect_arg(&temp2, sizeof temp2);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&dXdMeansDesc, sizeof dXdMeansDesc);
-    cubind_mock_expect_arg(&dx, sizeof dx);
-    cubind_mock_expect_arg(&dMeans, sizeof dMeans);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_divisive_normalization_backward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
-    assert_true(cubind_mock_matches("cudnnDivisiveNormalizationBackward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDivisiveNormalizationBackward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&normDesc, sizeof normDesc);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&means, sizeof means);
+        cubind_mock_expect_arg(&dy, sizeof dy);
+        cubind_mock_expect_arg(&temp, sizeof temp);
+        cubind_mock_expect_arg(&temp2, sizeof temp2);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&dXdMeansDesc, sizeof dXdMeansDesc);
+        cubind_mock_expect_arg(&dx, sizeof dx);
+        cubind_mock_expect_arg(&dMeans, sizeof dMeans);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_divisive_normalization_backward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+        assert_true(cubind_mock_matches("cudnnDivisiveNormalizationBackward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDivisiveNormalizationBackward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size(void **cubind_state)
@@ -2670,24 +3325,30 @@ static void test_cubind_cudnn_get_batch_normalization_forward_training_ex_worksp
     size_t *sizeInBytes = (size_t *)(uintptr_t)0x1006c090u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_OUT_OF_BOUND;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&bnOps, sizeof bnOps);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&zDesc, sizeof zDesc);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&bnScaleBiasMeanVarDesc, sizeof bnScaleBiasMeanVarDesc);
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
-    assert_true(cubind_mock_matches("cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&bnOps, sizeof bnOps);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&zDesc, sizeof zDesc);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&bnScaleBiasMeanVarDesc, sizeof bnScaleBiasMeanVarDesc);
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+        assert_true(cubind_mock_matches("cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(void **cubind_state)
@@ -2705,26 +3366,32 @@ static void test_cubind_cudnn_get_batch_normalization_backward_ex_workspace_size
     size_t *sizeInBytes = (size_t *)(uintptr_t)0x1006d0b0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&bnOps, sizeof bnOps);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&dzDesc, sizeof dzDesc);
-    cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
-    cubind_mock_expect_arg(&dBnScaleBiasDesc, sizeof dBnScaleBiasDesc);
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
-    assert_true(cubind_mock_matches("cudnnGetBatchNormalizationBackwardExWorkspaceSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetBatchNormalizationBackwardExWorkspaceSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&bnOps, sizeof bnOps);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&dzDesc, sizeof dzDesc);
+        cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
+        cubind_mock_expect_arg(&dBnScaleBiasDesc, sizeof dBnScaleBiasDesc);
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+        assert_true(cubind_mock_matches("cudnnGetBatchNormalizationBackwardExWorkspaceSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetBatchNormalizationBackwardExWorkspaceSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size(void **cubind_state)
@@ -2737,21 +3404,27 @@ static void test_cubind_cudnn_get_batch_normalization_training_ex_reserve_space_
     size_t *sizeInBytes = (size_t *)(uintptr_t)0x1006e060u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&bnOps, sizeof bnOps);
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
-    assert_true(cubind_mock_matches("cudnnGetBatchNormalizationTrainingExReserveSpaceSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetBatchNormalizationTrainingExReserveSpaceSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&bnOps, sizeof bnOps);
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+        assert_true(cubind_mock_matches("cudnnGetBatchNormalizationTrainingExReserveSpaceSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetBatchNormalizationTrainingExReserveSpaceSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_batch_normalization_forward_training(void **cubind_state)
@@ -2775,32 +3448,38 @@ static void test_cubind_cudnn_batch_normalization_forward_training(void **cubind
     void *resultSaveInvVariance = (void *)(uintptr_t)0x1006f110u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&bnScaleBiasMeanVarDesc, sizeof bnScaleBiasMeanVarDesc);
-    cubind_mock_expect_arg(&bnScale, sizeof bnScale);
-    cubind_mock_expect_arg(&bnBias, sizeof bnBias);
-    cubind_mock_expect_arg(&exponentialAverageFactor, sizeof exponentialAverageFactor);
-    cubind_mock_expect_arg(&resultRunningMean, sizeof resultRunningMean);
-    cubind_mock_expect_arg(&resultRunningVariance, sizeof resultRunningVariance);
-    cubind_mock_expect_arg(&epsilon, sizeof epsilon);
-    cubind_mock_expect_arg(&resultSaveMean, sizeof resultSaveMean);
-    cubind_mock_expect_arg(&resultSaveInvVariance, sizeof resultSaveInvVariance);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_batch_normalization_forward_training(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
-    assert_true(cubind_mock_matches("cudnnBatchNormalizationForwardTraining"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationForwardTraining", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&bnScaleBiasMeanVarDesc, sizeof bnScaleBiasMeanVarDesc);
+        cubind_mock_expect_arg(&bnScale, sizeof bnScale);
+        cubind_mock_expect_arg(&bnBias, sizeof bnBias);
+        cubind_mock_expect_arg(&exponentialAverageFactor, sizeof exponentialAverageFactor);
+        cubind_mock_expect_arg(&resultRunningMean, sizeof resultRunningMean);
+        cubind_mock_expect_arg(&resultRunningVariance, sizeof resultRunningVariance);
+        cubind_mock_expect_arg(&epsilon, sizeof epsilon);
+        cubind_mock_expect_arg(&resultSaveMean, sizeof resultSaveMean);
+        cubind_mock_expect_arg(&resultSaveInvVariance, sizeof resultSaveInvVariance);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_batch_normalization_forward_training(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+        assert_true(cubind_mock_matches("cudnnBatchNormalizationForwardTraining"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationForwardTraining", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_batch_normalization_forward_training_ex(void **cubind_state)
@@ -2832,40 +3511,46 @@ static void test_cubind_cudnn_batch_normalization_forward_training_ex(void **cub
     size_t reserveSpaceSizeInBytes = (size_t)0x123400007018LL;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&bnOps, sizeof bnOps);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&xData, sizeof xData);
-    cubind_mock_expect_arg(&zDesc, sizeof zDesc);
-    cubind_mock_expect_arg(&zData, sizeof zData);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&yData, sizeof yData);
-    cubind_mock_expect_arg(&bnScaleBiasMeanVarDesc, sizeof bnScaleBiasMeanVarDesc);
-    cubind_mock_expect_arg(&bnScale, sizeof bnScale);
-    cubind_mock_expect_arg(&bnBias, sizeof bnBias);
-    cubind_mock_expect_arg(&exponentialAverageFactor, sizeof exponentialAverageFactor);
-    cubind_mock_expect_arg(&resultRunningMean, sizeof resultRunningMean);
-    cubind_mock_expect_arg(&resultRunningVariance, sizeof resultRunningVariance);
-    cubind_mock_expect_arg(&epsilon, sizeof epsilon);
-    cubind_mock_expect_arg(&resultSaveMean, sizeof resultSaveMean);
-    cubind_mock_expect_arg(&resultSaveInvVariance, sizeof resultSaveInvVariance);
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&workspace, sizeof workspace);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
-    cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_batch_normalization_forward_training_ex(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    assert_true(cubind_mock_matches("cudnnBatchNormalizationForwardTrainingEx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationForwardTrainingEx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&bnOps, sizeof bnOps);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&xData, sizeof xData);
+        cubind_mock_expect_arg(&zDesc, sizeof zDesc);
+        cubind_mock_expect_arg(&zData, sizeof zData);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&yData, sizeof yData);
+        cubind_mock_expect_arg(&bnScaleBiasMeanVarDesc, sizeof bnScaleBiasMeanVarDesc);
+        cubind_mock_expect_arg(&bnScale, sizeof bnScale);
+        cubind_mock_expect_arg(&bnBias, sizeof bnBias);
+        cubind_mock_expect_arg(&exponentialAverageFactor, sizeof exponentialAverageFactor);
+        cubind_mock_expect_arg(&resultRunningMean, sizeof resultRunningMean);
+        cubind_mock_expect_arg(&resultRunningVariance, sizeof resultRunningVariance);
+        cubind_mock_expect_arg(&epsilon, sizeof epsilon);
+        cubind_mock_expect_arg(&resultSaveMean, sizeof resultSaveMean);
+        cubind_mock_expect_arg(&resultSaveInvVariance, sizeof resultSaveInvVariance);
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&workspace, sizeof workspace);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
+        cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_batch_normalization_forward_training_ex(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+        assert_true(cubind_mock_matches("cudnnBatchNormalizationForwardTrainingEx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationForwardTrainingEx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_batch_normalization_backward(void **cubind_state)
@@ -2891,34 +3576,40 @@ static void test_cubind_cudnn_batch_normalization_backward(void **cubind_state)
     const void *savedInvVariance = (const void *)(uintptr_t)0x10071130u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&alphaDataDiff, sizeof alphaDataDiff);
-    cubind_mock_expect_arg(&betaDataDiff, sizeof betaDataDiff);
-    cubind_mock_expect_arg(&alphaParamDiff, sizeof alphaParamDiff);
-    cubind_mock_expect_arg(&betaParamDiff, sizeof betaParamDiff);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&dy, sizeof dy);
-    cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
-    cubind_mock_expect_arg(&dx, sizeof dx);
-    cubind_mock_expect_arg(&dBnScaleBiasDesc, sizeof dBnScaleBiasDesc);
-    cubind_mock_expect_arg(&bnScale, sizeof bnScale);
-    cubind_mock_expect_arg(&dBnScaleResult, sizeof dBnScaleResult);
-    cubind_mock_expect_arg(&dBnBiasResult, sizeof dBnBiasResult);
-    cubind_mock_expect_arg(&epsilon, sizeof epsilon);
-    cubind_mock_expect_arg(&savedMean, sizeof savedMean);
-    cubind_mock_expect_arg(&savedInvVariance, sizeof savedInvVariance);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_batch_normalization_backward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
-    assert_true(cubind_mock_matches("cudnnBatchNormalizationBackward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationBackward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&alphaDataDiff, sizeof alphaDataDiff);
+        cubind_mock_expect_arg(&betaDataDiff, sizeof betaDataDiff);
+        cubind_mock_expect_arg(&alphaParamDiff, sizeof alphaParamDiff);
+        cubind_mock_expect_arg(&betaParamDiff, sizeof betaParamDiff);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&dy, sizeof dy);
+        cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
+        cubind_mock_expect_arg(&dx, sizeof dx);
+        cubind_mock_expect_arg(&dBnScaleBiasDesc, sizeof dBnScaleBiasDesc);
+        cubind_mock_expect_arg(&bnScale, sizeof bnScale);
+        cubind_mock_expect_arg(&dBnScaleResult, sizeof dBnScaleResult);
+        cubind_mock_expect_arg(&dBnBiasResult, sizeof dBnBiasResult);
+        cubind_mock_expect_arg(&epsilon, sizeof epsilon);
+        cubind_mock_expect_arg(&savedMean, sizeof savedMean);
+        cubind_mock_expect_arg(&savedInvVariance, sizeof savedInvVariance);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_batch_normalization_backward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+        assert_true(cubind_mock_matches("cudnnBatchNormalizationBackward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationBackward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_batch_normalization_backward_ex(void **cubind_state)
@@ -2955,45 +3646,51 @@ static void test_cubind_cudnn_batch_normalization_backward_ex(void **cubind_stat
     size_t reserveSpaceSizeInBytes = (size_t)0x12340000721dLL;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_CUDA_GRAPH_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&bnOps, sizeof bnOps);
-    cubind_mock_expect_arg(&alphaDataDiff, sizeof alphaDataDiff);
-    cubind_mock_expect_arg(&betaDataDiff, sizeof betaDataDiff);
-    cubind_mock_expect_arg(&alphaParamDiff, sizeof alphaParamDiff);
-    cubind_mock_expect_arg(&betaParamDiff, sizeof betaParamDiff);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&xData, sizeof xData);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&yData, sizeof yData);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&dyData, sizeof dyData);
-    cubind_mock_expect_arg(&dzDesc, sizeof dzDesc);
-    cubind_mock_expect_arg(&dzData, sizeof dzData);
-    cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
-    cubind_mock_expect_arg(&dxData, sizeof dxData);
-    cubind_mock_expect_arg(&dBnScaleBiasDesc, sizeof dBnScaleBiasDesc);
-    cubind_mock_expect_arg(&bnScaleData, sizeof bnScaleData);
-    cubind_mock_expect_arg(&bnBiasData, sizeof bnBiasData);
-    cubind_mock_expect_arg(&dBnScaleData, sizeof dBnScaleData);
-    cubind_mock_expect_arg(&dBnBiasData, sizeof dBnBiasData);
-    cubind_mock_expect_arg(&epsilon, sizeof epsilon);
-    cubind_mock_expect_arg(&savedMean, sizeof savedMean);
-    cubind_mock_expect_arg(&savedInvVariance, sizeof savedInvVariance);
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
-    cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_batch_normalization_backward_ex(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    assert_true(cubind_mock_matches("cudnnBatchNormalizationBackwardEx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationBackwardEx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&bnOps, sizeof bnOps);
+        cubind_mock_expect_arg(&alphaDataDiff, sizeof alphaDataDiff);
+        cubind_mock_expect_arg(&betaDataDiff, sizeof betaDataDiff);
+        cubind_mock_expect_arg(&alphaParamDiff, sizeof alphaParamDiff);
+        cubind_mock_expect_arg(&betaParamDiff, sizeof betaParamDiff);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&xData, sizeof xData);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&yData, sizeof yData);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&dyData, sizeof dyData);
+        cubind_mock_expect_arg(&dzDesc, sizeof dzDesc);
+        cubind_mock_expect_arg(&dzData, sizeof dzData);
+        cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
+        cubind_mock_expect_arg(&dxData, sizeof dxData);
+        cubind_mock_expect_arg(&dBnScaleBiasDesc, sizeof dBnScaleBiasDesc);
+        cubind_mock_expect_arg(&bnScaleData, sizeof bnScaleData);
+        cubind_mock_expect_arg(&bnBiasData, sizeof bnBiasData);
+        cubind_mock_expect_arg(&dBnScaleData, sizeof dBnScaleData);
+        cubind_mock_expect_arg(&dBnBiasData, sizeof dBnBiasData);
+        cubind_mock_expect_arg(&epsilon, sizeof epsilon);
+        cubind_mock_expect_arg(&savedMean, sizeof savedMean);
+        cubind_mock_expect_arg(&savedInvVariance, sizeof savedInvVariance);
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
+        cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_batch_normalization_backward_ex(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+        assert_true(cubind_mock_matches("cudnnBatchNormalizationBackwardEx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationBackwardEx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_normalization_forward_training_workspace_size(void **cubind_state)
@@ -3012,27 +3709,33 @@ static void test_cubind_cudnn_get_normalization_forward_training_workspace_size(
     int groupCnt = (int)0x121ccb;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_DESCRIPTOR_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&normOps, sizeof normOps);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&zDesc, sizeof zDesc);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&normScaleBiasDesc, sizeof normScaleBiasDesc);
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&normMeanVarDesc, sizeof normMeanVarDesc);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_expect_arg(&groupCnt, sizeof groupCnt);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_normalization_forward_training_workspace_size(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    assert_true(cubind_mock_matches("cudnnGetNormalizationForwardTrainingWorkspaceSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetNormalizationForwardTrainingWorkspaceSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&normOps, sizeof normOps);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&zDesc, sizeof zDesc);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&normScaleBiasDesc, sizeof normScaleBiasDesc);
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&normMeanVarDesc, sizeof normMeanVarDesc);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_expect_arg(&groupCnt, sizeof groupCnt);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_normalization_forward_training_workspace_size(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+        assert_true(cubind_mock_matches("cudnnGetNormalizationForwardTrainingWorkspaceSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetNormalizationForwardTrainingWorkspaceSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_normalization_backward_workspace_size(void **cubind_state)
@@ -3053,29 +3756,35 @@ static void test_cubind_cudnn_get_normalization_backward_workspace_size(void **c
     int groupCnt = (int)0x121d0d;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&normOps, sizeof normOps);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&dzDesc, sizeof dzDesc);
-    cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
-    cubind_mock_expect_arg(&dNormScaleBiasDesc, sizeof dNormScaleBiasDesc);
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&normMeanVarDesc, sizeof normMeanVarDesc);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_expect_arg(&groupCnt, sizeof groupCnt);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_normalization_backward_workspace_size(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    assert_true(cubind_mock_matches("cudnnGetNormalizationBackwardWorkspaceSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetNormalizationBackwardWorkspaceSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&normOps, sizeof normOps);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&dzDesc, sizeof dzDesc);
+        cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
+        cubind_mock_expect_arg(&dNormScaleBiasDesc, sizeof dNormScaleBiasDesc);
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&normMeanVarDesc, sizeof normMeanVarDesc);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_expect_arg(&groupCnt, sizeof groupCnt);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_normalization_backward_workspace_size(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+        assert_true(cubind_mock_matches("cudnnGetNormalizationBackwardWorkspaceSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetNormalizationBackwardWorkspaceSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_normalization_training_reserve_space_size(void **cubind_state)
@@ -3090,23 +3799,29 @@ static void test_cubind_cudnn_get_normalization_training_reserve_space_size(void
     int groupCnt = (int)0x121d47;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&normOps, sizeof normOps);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_expect_arg(&groupCnt, sizeof groupCnt);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_normalization_training_reserve_space_size(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
-    assert_true(cubind_mock_matches("cudnnGetNormalizationTrainingReserveSpaceSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetNormalizationTrainingReserveSpaceSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&normOps, sizeof normOps);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_expect_arg(&groupCnt, sizeof groupCnt);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_normalization_training_reserve_space_size(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+        assert_true(cubind_mock_matches("cudnnGetNormalizationTrainingReserveSpaceSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetNormalizationTrainingReserveSpaceSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_normalization_forward_training(void **cubind_state)
@@ -3141,43 +3856,49 @@ static void test_cubind_cudnn_normalization_forward_training(void **cubind_state
     int groupCnt = (int)0x121d9b;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_SHAPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&normOps, sizeof normOps);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&xData, sizeof xData);
-    cubind_mock_expect_arg(&normScaleBiasDesc, sizeof normScaleBiasDesc);
-    cubind_mock_expect_arg(&normScale, sizeof normScale);
-    cubind_mock_expect_arg(&normBias, sizeof normBias);
-    cubind_mock_expect_arg(&exponentialAverageFactor, sizeof exponentialAverageFactor);
-    cubind_mock_expect_arg(&normMeanVarDesc, sizeof normMeanVarDesc);
-    cubind_mock_expect_arg(&resultRunningMean, sizeof resultRunningMean);
-    cubind_mock_expect_arg(&resultRunningVariance, sizeof resultRunningVariance);
-    cubind_mock_expect_arg(&epsilon, sizeof epsilon);
-    cubind_mock_expect_arg(&resultSaveMean, sizeof resultSaveMean);
-    cubind_mock_expect_arg(&resultSaveInvVariance, sizeof resultSaveInvVariance);
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&zDesc, sizeof zDesc);
-    cubind_mock_expect_arg(&zData, sizeof zData);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&yData, sizeof yData);
-    cubind_mock_expect_arg(&workspace, sizeof workspace);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
-    cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
-    cubind_mock_expect_arg(&groupCnt, sizeof groupCnt);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_normalization_forward_training(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    assert_true(cubind_mock_matches("cudnnNormalizationForwardTraining"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnNormalizationForwardTraining", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&normOps, sizeof normOps);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&xData, sizeof xData);
+        cubind_mock_expect_arg(&normScaleBiasDesc, sizeof normScaleBiasDesc);
+        cubind_mock_expect_arg(&normScale, sizeof normScale);
+        cubind_mock_expect_arg(&normBias, sizeof normBias);
+        cubind_mock_expect_arg(&exponentialAverageFactor, sizeof exponentialAverageFactor);
+        cubind_mock_expect_arg(&normMeanVarDesc, sizeof normMeanVarDesc);
+        cubind_mock_expect_arg(&resultRunningMean, sizeof resultRunningMean);
+        cubind_mock_expect_arg(&resultRunningVariance, sizeof resultRunningVariance);
+        cubind_mock_expect_arg(&epsilon, sizeof epsilon);
+        cubind_mock_expect_arg(&resultSaveMean, sizeof resultSaveMean);
+        cubind_mock_expect_arg(&resultSaveInvVariance, sizeof resultSaveInvVariance);
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&zDesc, sizeof zDesc);
+        cubind_mock_expect_arg(&zData, sizeof zData);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&yData, sizeof yData);
+        cubind_mock_expect_arg(&workspace, sizeof workspace);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
+        cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
+        cubind_mock_expect_arg(&groupCnt, sizeof groupCnt);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_normalization_forward_training(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+        assert_true(cubind_mock_matches("cudnnNormalizationForwardTraining"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnNormalizationForwardTraining", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_normalization_backward(void **cubind_state)
@@ -3217,48 +3938,54 @@ static void test_cubind_cudnn_normalization_backward(void **cubind_state)
     int groupCnt = (int)0x121de0;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&normOps, sizeof normOps);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&alphaDataDiff, sizeof alphaDataDiff);
-    cubind_mock_expect_arg(&betaDataDiff, sizeof betaDataDiff);
-    cubind_mock_expect_arg(&alphaParamDiff, sizeof alphaParamDiff);
-    cubind_mock_expect_arg(&betaParamDiff, sizeof betaParamDiff);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&xData, sizeof xData);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&yData, sizeof yData);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&dyData, sizeof dyData);
-    cubind_mock_expect_arg(&dzDesc, sizeof dzDesc);
-    cubind_mock_expect_arg(&dzData, sizeof dzData);
-    cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
-    cubind_mock_expect_arg(&dxData, sizeof dxData);
-    cubind_mock_expect_arg(&dNormScaleBiasDesc, sizeof dNormScaleBiasDesc);
-    cubind_mock_expect_arg(&normScaleData, sizeof normScaleData);
-    cubind_mock_expect_arg(&normBiasData, sizeof normBiasData);
-    cubind_mock_expect_arg(&dNormScaleData, sizeof dNormScaleData);
-    cubind_mock_expect_arg(&dNormBiasData, sizeof dNormBiasData);
-    cubind_mock_expect_arg(&epsilon, sizeof epsilon);
-    cubind_mock_expect_arg(&normMeanVarDesc, sizeof normMeanVarDesc);
-    cubind_mock_expect_arg(&savedMean, sizeof savedMean);
-    cubind_mock_expect_arg(&savedInvVariance, sizeof savedInvVariance);
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
-    cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
-    cubind_mock_expect_arg(&groupCnt, sizeof groupCnt);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_normalization_backward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    assert_true(cubind_mock_matches("cudnnNormalizationBackward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnNormalizationBackward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&normOps, sizeof normOps);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&alphaDataDiff, sizeof alphaDataDiff);
+        cubind_mock_expect_arg(&betaDataDiff, sizeof betaDataDiff);
+        cubind_mock_expect_arg(&alphaParamDiff, sizeof alphaParamDiff);
+        cubind_mock_expect_arg(&betaParamDiff, sizeof betaParamDiff);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&xData, sizeof xData);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&yData, sizeof yData);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&dyData, sizeof dyData);
+        cubind_mock_expect_arg(&dzDesc, sizeof dzDesc);
+        cubind_mock_expect_arg(&dzData, sizeof dzData);
+        cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
+        cubind_mock_expect_arg(&dxData, sizeof dxData);
+        cubind_mock_expect_arg(&dNormScaleBiasDesc, sizeof dNormScaleBiasDesc);
+        cubind_mock_expect_arg(&normScaleData, sizeof normScaleData);
+        cubind_mock_expect_arg(&normBiasData, sizeof normBiasData);
+        cubind_mock_expect_arg(&dNormScaleData, sizeof dNormScaleData);
+        cubind_mock_expect_arg(&dNormBiasData, sizeof dNormBiasData);
+        cubind_mock_expect_arg(&epsilon, sizeof epsilon);
+        cubind_mock_expect_arg(&normMeanVarDesc, sizeof normMeanVarDesc);
+        cubind_mock_expect_arg(&savedMean, sizeof savedMean);
+        cubind_mock_expect_arg(&savedInvVariance, sizeof savedInvVariance);
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
+        cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
+        cubind_mock_expect_arg(&groupCnt, sizeof groupCnt);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_normalization_backward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+        assert_true(cubind_mock_matches("cudnnNormalizationBackward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnNormalizationBackward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_spatial_tf_grid_generator_backward(void **cubind_state)
@@ -3269,19 +3996,25 @@ static void test_cubind_cudnn_spatial_tf_grid_generator_backward(void **cubind_s
     void *dtheta = (void *)(uintptr_t)0x10078040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_LAYOUT;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&stDesc, sizeof stDesc);
-    cubind_mock_expect_arg(&dgrid, sizeof dgrid);
-    cubind_mock_expect_arg(&dtheta, sizeof dtheta);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_spatial_tf_grid_generator_backward(handle, stDesc, dgrid, dtheta);
-    assert_true(cubind_mock_matches("cudnnSpatialTfGridGeneratorBackward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSpatialTfGridGeneratorBackward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&stDesc, sizeof stDesc);
+        cubind_mock_expect_arg(&dgrid, sizeof dgrid);
+        cubind_mock_expect_arg(&dtheta, sizeof dtheta);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_spatial_tf_grid_generator_backward(handle, stDesc, dgrid, dtheta);
+        assert_true(cubind_mock_matches("cudnnSpatialTfGridGeneratorBackward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSpatialTfGridGeneratorBackward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_spatial_tf_sampler_backward(void **cubind_state)
@@ -3302,29 +4035,35 @@ static void test_cubind_cudnn_spatial_tf_sampler_backward(void **cubind_state)
     void *dgrid = (void *)(uintptr_t)0x100790e0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&stDesc, sizeof stDesc);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
-    cubind_mock_expect_arg(&dx, sizeof dx);
-    cubind_mock_expect_arg(&alphaDgrid, sizeof alphaDgrid);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&dy, sizeof dy);
-    cubind_mock_expect_arg(&grid, sizeof grid);
-    cubind_mock_expect_arg(&betaDgrid, sizeof betaDgrid);
-    cubind_mock_expect_arg(&dgrid, sizeof dgrid);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_spatial_tf_sampler_backward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
-    assert_true(cubind_mock_matches("cudnnSpatialTfSamplerBackward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSpatialTfSamplerBackward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&stDesc, sizeof stDesc);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
+        cubind_mock_expect_arg(&dx, sizeof dx);
+        cubind_mock_expect_arg(&alphaDgrid, sizeof alphaDgrid);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&dy, sizeof dy);
+        cubind_mock_expect_arg(&grid, sizeof grid);
+        cubind_mock_expect_arg(&betaDgrid, sizeof betaDgrid);
+        cubind_mock_expect_arg(&dgrid, sizeof dgrid);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_spatial_tf_sampler_backward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+        assert_true(cubind_mock_matches("cudnnSpatialTfSamplerBackward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSpatialTfSamplerBackward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_dropout_backward(void **cubind_state)
@@ -3339,23 +4078,29 @@ static void test_cubind_cudnn_dropout_backward(void **cubind_state)
     size_t reserveSpaceSizeInBytes = (size_t)0x123400007a07LL;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
-    cubind_mock_expect_arg(&dydesc, sizeof dydesc);
-    cubind_mock_expect_arg(&dy, sizeof dy);
-    cubind_mock_expect_arg(&dxdesc, sizeof dxdesc);
-    cubind_mock_expect_arg(&dx, sizeof dx);
-    cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
-    cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_dropout_backward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
-    assert_true(cubind_mock_matches("cudnnDropoutBackward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDropoutBackward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
+        cubind_mock_expect_arg(&dydesc, sizeof dydesc);
+        cubind_mock_expect_arg(&dy, sizeof dy);
+        cubind_mock_expect_arg(&dxdesc, sizeof dxdesc);
+        cubind_mock_expect_arg(&dx, sizeof dx);
+        cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
+        cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_dropout_backward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+        assert_true(cubind_mock_matches("cudnnDropoutBackward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDropoutBackward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_rnn_descriptor(void **cubind_state)
@@ -3363,16 +4108,22 @@ static void test_cubind_cudnn_create_rnn_descriptor(void **cubind_state)
     cudnnRNNDescriptor_t *rnnDesc = (cudnnRNNDescriptor_t *)(uintptr_t)0x1007b010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_rnn_descriptor(rnnDesc);
-    assert_true(cubind_mock_matches("cudnnCreateRNNDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateRNNDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_rnn_descriptor(rnnDesc);
+        assert_true(cubind_mock_matches("cudnnCreateRNNDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateRNNDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_rnn_descriptor(void **cubind_state)
@@ -3380,16 +4131,22 @@ static void test_cubind_cudnn_destroy_rnn_descriptor(void **cubind_state)
     cudnnRNNDescriptor_t rnnDesc = (cudnnRNNDescriptor_t)(uintptr_t)0x1007c010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_rnn_descriptor(rnnDesc);
-    assert_true(cubind_mock_matches("cudnnDestroyRNNDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyRNNDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_rnn_descriptor(rnnDesc);
+        assert_true(cubind_mock_matches("cudnnDestroyRNNDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyRNNDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_rnn_descriptor_v8(void **cubind_state)
@@ -3411,30 +4168,36 @@ static void test_cubind_cudnn_set_rnn_descriptor_v8(void **cubind_state)
     uint32_t auxFlags = (uint32_t)0x121f4e;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&cellMode, sizeof cellMode);
-    cubind_mock_expect_arg(&biasMode, sizeof biasMode);
-    cubind_mock_expect_arg(&dirMode, sizeof dirMode);
-    cubind_mock_expect_arg(&inputMode, sizeof inputMode);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&mathPrec, sizeof mathPrec);
-    cubind_mock_expect_arg(&mathType, sizeof mathType);
-    cubind_mock_expect_arg(&inputSize, sizeof inputSize);
-    cubind_mock_expect_arg(&hiddenSize, sizeof hiddenSize);
-    cubind_mock_expect_arg(&projSize, sizeof projSize);
-    cubind_mock_expect_arg(&numLayers, sizeof numLayers);
-    cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
-    cubind_mock_expect_arg(&auxFlags, sizeof auxFlags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_rnn_descriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    assert_true(cubind_mock_matches("cudnnSetRNNDescriptor_v8"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetRNNDescriptor_v8", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&cellMode, sizeof cellMode);
+        cubind_mock_expect_arg(&biasMode, sizeof biasMode);
+        cubind_mock_expect_arg(&dirMode, sizeof dirMode);
+        cubind_mock_expect_arg(&inputMode, sizeof inputMode);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&mathPrec, sizeof mathPrec);
+        cubind_mock_expect_arg(&mathType, sizeof mathType);
+        cubind_mock_expect_arg(&inputSize, sizeof inputSize);
+        cubind_mock_expect_arg(&hiddenSize, sizeof hiddenSize);
+        cubind_mock_expect_arg(&projSize, sizeof projSize);
+        cubind_mock_expect_arg(&numLayers, sizeof numLayers);
+        cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
+        cubind_mock_expect_arg(&auxFlags, sizeof auxFlags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_rnn_descriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+        assert_true(cubind_mock_matches("cudnnSetRNNDescriptor_v8"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetRNNDescriptor_v8", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_rnn_descriptor_v8(void **cubind_state)
@@ -3456,30 +4219,36 @@ static void test_cubind_cudnn_get_rnn_descriptor_v8(void **cubind_state)
     uint32_t *auxFlags = (uint32_t *)(uintptr_t)0x1007e0f0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&cellMode, sizeof cellMode);
-    cubind_mock_expect_arg(&biasMode, sizeof biasMode);
-    cubind_mock_expect_arg(&dirMode, sizeof dirMode);
-    cubind_mock_expect_arg(&inputMode, sizeof inputMode);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&mathPrec, sizeof mathPrec);
-    cubind_mock_expect_arg(&mathType, sizeof mathType);
-    cubind_mock_expect_arg(&inputSize, sizeof inputSize);
-    cubind_mock_expect_arg(&hiddenSize, sizeof hiddenSize);
-    cubind_mock_expect_arg(&projSize, sizeof projSize);
-    cubind_mock_expect_arg(&numLayers, sizeof numLayers);
-    cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
-    cubind_mock_expect_arg(&auxFlags, sizeof auxFlags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_rnn_descriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    assert_true(cubind_mock_matches("cudnnGetRNNDescriptor_v8"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNDescriptor_v8", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&cellMode, sizeof cellMode);
+        cubind_mock_expect_arg(&biasMode, sizeof biasMode);
+        cubind_mock_expect_arg(&dirMode, sizeof dirMode);
+        cubind_mock_expect_arg(&inputMode, sizeof inputMode);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&mathPrec, sizeof mathPrec);
+        cubind_mock_expect_arg(&mathType, sizeof mathType);
+        cubind_mock_expect_arg(&inputSize, sizeof inputSize);
+        cubind_mock_expect_arg(&hiddenSize, sizeof hiddenSize);
+        cubind_mock_expect_arg(&projSize, sizeof projSize);
+        cubind_mock_expect_arg(&numLayers, sizeof numLayers);
+        cubind_mock_expect_arg(&dropoutDesc, sizeof dropoutDesc);
+        cubind_mock_expect_arg(&auxFlags, sizeof auxFlags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_rnn_descriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+        assert_true(cubind_mock_matches("cudnnGetRNNDescriptor_v8"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNDescriptor_v8", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_rnn_set_clip_v8(void **cubind_state)
@@ -3491,20 +4260,26 @@ static void test_cubind_cudnn_rnn_set_clip_v8(void **cubind_state)
     double rclip = (double)4.5;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_PADDING;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_expect_arg(&clipMode, sizeof clipMode);
-    cubind_mock_expect_arg(&clipNanOpt, sizeof clipNanOpt);
-    cubind_mock_expect_arg(&lclip, sizeof lclip);
-    cubind_mock_expect_arg(&rclip, sizeof rclip);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_rnn_set_clip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    assert_true(cubind_mock_matches("cudnnRNNSetClip_v8"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNSetClip_v8", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_expect_arg(&clipMode, sizeof clipMode);
+        cubind_mock_expect_arg(&clipNanOpt, sizeof clipNanOpt);
+        cubind_mock_expect_arg(&lclip, sizeof lclip);
+        cubind_mock_expect_arg(&rclip, sizeof rclip);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_rnn_set_clip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+        assert_true(cubind_mock_matches("cudnnRNNSetClip_v8"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNSetClip_v8", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_rnn_set_clip_v9(void **cubind_state)
@@ -3515,19 +4290,25 @@ static void test_cubind_cudnn_rnn_set_clip_v9(void **cubind_state)
     double rclip = (double)3.5;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_BAD_LAUNCH_PARAM;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_expect_arg(&clipMode, sizeof clipMode);
-    cubind_mock_expect_arg(&lclip, sizeof lclip);
-    cubind_mock_expect_arg(&rclip, sizeof rclip);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_rnn_set_clip_v9(rnnDesc, clipMode, lclip, rclip);
-    assert_true(cubind_mock_matches("cudnnRNNSetClip_v9"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNSetClip_v9", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_expect_arg(&clipMode, sizeof clipMode);
+        cubind_mock_expect_arg(&lclip, sizeof lclip);
+        cubind_mock_expect_arg(&rclip, sizeof rclip);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_rnn_set_clip_v9(rnnDesc, clipMode, lclip, rclip);
+        assert_true(cubind_mock_matches("cudnnRNNSetClip_v9"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNSetClip_v9", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_rnn_get_clip_v8(void **cubind_state)
@@ -3539,20 +4320,26 @@ static void test_cubind_cudnn_rnn_get_clip_v8(void **cubind_state)
     double *rclip = (double *)(uintptr_t)0x10081050u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_expect_arg(&clipMode, sizeof clipMode);
-    cubind_mock_expect_arg(&clipNanOpt, sizeof clipNanOpt);
-    cubind_mock_expect_arg(&lclip, sizeof lclip);
-    cubind_mock_expect_arg(&rclip, sizeof rclip);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_rnn_get_clip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    assert_true(cubind_mock_matches("cudnnRNNGetClip_v8"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNGetClip_v8", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_expect_arg(&clipMode, sizeof clipMode);
+        cubind_mock_expect_arg(&clipNanOpt, sizeof clipNanOpt);
+        cubind_mock_expect_arg(&lclip, sizeof lclip);
+        cubind_mock_expect_arg(&rclip, sizeof rclip);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_rnn_get_clip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+        assert_true(cubind_mock_matches("cudnnRNNGetClip_v8"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNGetClip_v8", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_rnn_get_clip_v9(void **cubind_state)
@@ -3563,19 +4350,25 @@ static void test_cubind_cudnn_rnn_get_clip_v9(void **cubind_state)
     double *rclip = (double *)(uintptr_t)0x10082040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_expect_arg(&clipMode, sizeof clipMode);
-    cubind_mock_expect_arg(&lclip, sizeof lclip);
-    cubind_mock_expect_arg(&rclip, sizeof rclip);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_rnn_get_clip_v9(rnnDesc, clipMode, lclip, rclip);
-    assert_true(cubind_mock_matches("cudnnRNNGetClip_v9"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNGetClip_v9", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_expect_arg(&clipMode, sizeof clipMode);
+        cubind_mock_expect_arg(&lclip, sizeof lclip);
+        cubind_mock_expect_arg(&rclip, sizeof rclip);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_rnn_get_clip_v9(rnnDesc, clipMode, lclip, rclip);
+        assert_true(cubind_mock_matches("cudnnRNNGetClip_v9"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNGetClip_v9", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_build_rnn_dynamic(void **cubind_state)
@@ -3585,18 +4378,24 @@ static void test_cubind_cudnn_build_rnn_dynamic(void **cubind_state)
     int miniBatch = (int)0x1220c2;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_expect_arg(&miniBatch, sizeof miniBatch);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_build_rnn_dynamic(handle, rnnDesc, miniBatch);
-    assert_true(cubind_mock_matches("cudnnBuildRNNDynamic"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBuildRNNDynamic", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_expect_arg(&miniBatch, sizeof miniBatch);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_build_rnn_dynamic(handle, rnnDesc, miniBatch);
+        assert_true(cubind_mock_matches("cudnnBuildRNNDynamic"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBuildRNNDynamic", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_rnn_temp_space_sizes(void **cubind_state)
@@ -3609,21 +4408,27 @@ static void test_cubind_cudnn_get_rnn_temp_space_sizes(void **cubind_state)
     size_t *reserveSpaceSize = (size_t *)(uintptr_t)0x10084060u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_COMPILATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_expect_arg(&fwdMode, sizeof fwdMode);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&workSpaceSize, sizeof workSpaceSize);
-    cubind_mock_expect_arg(&reserveSpaceSize, sizeof reserveSpaceSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_rnn_temp_space_sizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
-    assert_true(cubind_mock_matches("cudnnGetRNNTempSpaceSizes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNTempSpaceSizes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_expect_arg(&fwdMode, sizeof fwdMode);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&workSpaceSize, sizeof workSpaceSize);
+        cubind_mock_expect_arg(&reserveSpaceSize, sizeof reserveSpaceSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_rnn_temp_space_sizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+        assert_true(cubind_mock_matches("cudnnGetRNNTempSpaceSizes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNTempSpaceSizes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_rnn_weight_space_size(void **cubind_state)
@@ -3633,18 +4438,24 @@ static void test_cubind_cudnn_get_rnn_weight_space_size(void **cubind_state)
     size_t *weightSpaceSize = (size_t *)(uintptr_t)0x10085030u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_UNEXPECTED_VALUE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_expect_arg(&weightSpaceSize, sizeof weightSpaceSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_rnn_weight_space_size(handle, rnnDesc, weightSpaceSize);
-    assert_true(cubind_mock_matches("cudnnGetRNNWeightSpaceSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNWeightSpaceSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_expect_arg(&weightSpaceSize, sizeof weightSpaceSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_rnn_weight_space_size(handle, rnnDesc, weightSpaceSize);
+        assert_true(cubind_mock_matches("cudnnGetRNNWeightSpaceSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNWeightSpaceSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_rnn_weight_params(void **cubind_state)
@@ -3661,25 +4472,31 @@ static void test_cubind_cudnn_get_rnn_weight_params(void **cubind_state)
     void **bAddr = (void **)(uintptr_t)0x100860a0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_expect_arg(&pseudoLayer, sizeof pseudoLayer);
-    cubind_mock_expect_arg(&weightSpaceSize, sizeof weightSpaceSize);
-    cubind_mock_expect_arg(&weightSpace, sizeof weightSpace);
-    cubind_mock_expect_arg(&linLayerID, sizeof linLayerID);
-    cubind_mock_expect_arg(&mDesc, sizeof mDesc);
-    cubind_mock_expect_arg(&mAddr, sizeof mAddr);
-    cubind_mock_expect_arg(&bDesc, sizeof bDesc);
-    cubind_mock_expect_arg(&bAddr, sizeof bAddr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_rnn_weight_params(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
-    assert_true(cubind_mock_matches("cudnnGetRNNWeightParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNWeightParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_expect_arg(&pseudoLayer, sizeof pseudoLayer);
+        cubind_mock_expect_arg(&weightSpaceSize, sizeof weightSpaceSize);
+        cubind_mock_expect_arg(&weightSpace, sizeof weightSpace);
+        cubind_mock_expect_arg(&linLayerID, sizeof linLayerID);
+        cubind_mock_expect_arg(&mDesc, sizeof mDesc);
+        cubind_mock_expect_arg(&mAddr, sizeof mAddr);
+        cubind_mock_expect_arg(&bDesc, sizeof bDesc);
+        cubind_mock_expect_arg(&bAddr, sizeof bAddr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_rnn_weight_params(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+        assert_true(cubind_mock_matches("cudnnGetRNNWeightParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNWeightParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_rnn_data_descriptor(void **cubind_state)
@@ -3687,16 +4504,22 @@ static void test_cubind_cudnn_create_rnn_data_descriptor(void **cubind_state)
     cudnnRNNDataDescriptor_t *rnnDataDesc = (cudnnRNNDataDescriptor_t *)(uintptr_t)0x10087010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&rnnDataDesc, sizeof rnnDataDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_rnn_data_descriptor(rnnDataDesc);
-    assert_true(cubind_mock_matches("cudnnCreateRNNDataDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateRNNDataDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&rnnDataDesc, sizeof rnnDataDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_rnn_data_descriptor(rnnDataDesc);
+        assert_true(cubind_mock_matches("cudnnCreateRNNDataDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateRNNDataDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_rnn_data_descriptor(void **cubind_state)
@@ -3704,16 +4527,22 @@ static void test_cubind_cudnn_destroy_rnn_data_descriptor(void **cubind_state)
     cudnnRNNDataDescriptor_t rnnDataDesc = (cudnnRNNDataDescriptor_t)(uintptr_t)0x10088010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_BAD_LAUNCH_PARAM;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&rnnDataDesc, sizeof rnnDataDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_rnn_data_descriptor(rnnDataDesc);
-    assert_true(cubind_mock_matches("cudnnDestroyRNNDataDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyRNNDataDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&rnnDataDesc, sizeof rnnDataDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_rnn_data_descriptor(rnnDataDesc);
+        assert_true(cubind_mock_matches("cudnnDestroyRNNDataDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyRNNDataDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_rnn_data_descriptor(void **cubind_state)
@@ -3728,23 +4557,29 @@ static void test_cubind_cudnn_set_rnn_data_descriptor(void **cubind_state)
     void *paddingFill = (void *)(uintptr_t)0x10089080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_TEXTURE_CREATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&rnnDataDesc, sizeof rnnDataDesc);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&layout, sizeof layout);
-    cubind_mock_expect_arg(&maxSeqLength, sizeof maxSeqLength);
-    cubind_mock_expect_arg(&batchSize, sizeof batchSize);
-    cubind_mock_expect_arg(&vectorSize, sizeof vectorSize);
-    cubind_mock_expect_arg(&seqLengthArray, sizeof seqLengthArray);
-    cubind_mock_expect_arg(&paddingFill, sizeof paddingFill);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_rnn_data_descriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
-    assert_true(cubind_mock_matches("cudnnSetRNNDataDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetRNNDataDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&rnnDataDesc, sizeof rnnDataDesc);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&layout, sizeof layout);
+        cubind_mock_expect_arg(&maxSeqLength, sizeof maxSeqLength);
+        cubind_mock_expect_arg(&batchSize, sizeof batchSize);
+        cubind_mock_expect_arg(&vectorSize, sizeof vectorSize);
+        cubind_mock_expect_arg(&seqLengthArray, sizeof seqLengthArray);
+        cubind_mock_expect_arg(&paddingFill, sizeof paddingFill);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_rnn_data_descriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+        assert_true(cubind_mock_matches("cudnnSetRNNDataDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetRNNDataDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_rnn_data_descriptor(void **cubind_state)
@@ -3760,24 +4595,30 @@ static void test_cubind_cudnn_get_rnn_data_descriptor(void **cubind_state)
     void *paddingFill = (void *)(uintptr_t)0x1008a090u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&rnnDataDesc, sizeof rnnDataDesc);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&layout, sizeof layout);
-    cubind_mock_expect_arg(&maxSeqLength, sizeof maxSeqLength);
-    cubind_mock_expect_arg(&batchSize, sizeof batchSize);
-    cubind_mock_expect_arg(&vectorSize, sizeof vectorSize);
-    cubind_mock_expect_arg(&arrayLengthRequested, sizeof arrayLengthRequested);
-    cubind_mock_expect_arg(&seqLengthArray, sizeof seqLengthArray);
-    cubind_mock_expect_arg(&paddingFill, sizeof paddingFill);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_rnn_data_descriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
-    assert_true(cubind_mock_matches("cudnnGetRNNDataDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNDataDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&rnnDataDesc, sizeof rnnDataDesc);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&layout, sizeof layout);
+        cubind_mock_expect_arg(&maxSeqLength, sizeof maxSeqLength);
+        cubind_mock_expect_arg(&batchSize, sizeof batchSize);
+        cubind_mock_expect_arg(&vectorSize, sizeof vectorSize);
+        cubind_mock_expect_arg(&arrayLengthRequested, sizeof arrayLengthRequested);
+        cubind_mock_expect_arg(&seqLengthArray, sizeof seqLengthArray);
+        cubind_mock_expect_arg(&paddingFill, sizeof paddingFill);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_rnn_data_descriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+        assert_true(cubind_mock_matches("cudnnGetRNNDataDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNDataDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_rnn_forward(void **cubind_state)
@@ -3804,35 +4645,41 @@ static void test_cubind_cudnn_rnn_forward(void **cubind_state)
     void *reserveSpace = (void *)(uintptr_t)0x1008b140u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_expect_arg(&fwdMode, sizeof fwdMode);
-    cubind_mock_expect_arg(&devSeqLengths, sizeof devSeqLengths);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&hDesc, sizeof hDesc);
-    cubind_mock_expect_arg(&hx, sizeof hx);
-    cubind_mock_expect_arg(&hy, sizeof hy);
-    cubind_mock_expect_arg(&cDesc, sizeof cDesc);
-    cubind_mock_expect_arg(&cx, sizeof cx);
-    cubind_mock_expect_arg(&cy, sizeof cy);
-    cubind_mock_expect_arg(&weightSpaceSize, sizeof weightSpaceSize);
-    cubind_mock_expect_arg(&weightSpace, sizeof weightSpace);
-    cubind_mock_expect_arg(&workSpaceSize, sizeof workSpaceSize);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&reserveSpaceSize, sizeof reserveSpaceSize);
-    cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_rnn_forward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    assert_true(cubind_mock_matches("cudnnRNNForward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNForward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_expect_arg(&fwdMode, sizeof fwdMode);
+        cubind_mock_expect_arg(&devSeqLengths, sizeof devSeqLengths);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&hDesc, sizeof hDesc);
+        cubind_mock_expect_arg(&hx, sizeof hx);
+        cubind_mock_expect_arg(&hy, sizeof hy);
+        cubind_mock_expect_arg(&cDesc, sizeof cDesc);
+        cubind_mock_expect_arg(&cx, sizeof cx);
+        cubind_mock_expect_arg(&cy, sizeof cy);
+        cubind_mock_expect_arg(&weightSpaceSize, sizeof weightSpaceSize);
+        cubind_mock_expect_arg(&weightSpace, sizeof weightSpace);
+        cubind_mock_expect_arg(&workSpaceSize, sizeof workSpaceSize);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&reserveSpaceSize, sizeof reserveSpaceSize);
+        cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_rnn_forward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+        assert_true(cubind_mock_matches("cudnnRNNForward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNForward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_seq_data_descriptor(void **cubind_state)
@@ -3840,16 +4687,22 @@ static void test_cubind_cudnn_create_seq_data_descriptor(void **cubind_state)
     cudnnSeqDataDescriptor_t *seqDataDesc = (cudnnSeqDataDescriptor_t *)(uintptr_t)0x1008c010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CUBLAS;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&seqDataDesc, sizeof seqDataDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_seq_data_descriptor(seqDataDesc);
-    assert_true(cubind_mock_matches("cudnnCreateSeqDataDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateSeqDataDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&seqDataDesc, sizeof seqDataDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_seq_data_descriptor(seqDataDesc);
+        assert_true(cubind_mock_matches("cudnnCreateSeqDataDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateSeqDataDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_seq_data_descriptor(void **cubind_state)
@@ -3857,16 +4710,22 @@ static void test_cubind_cudnn_destroy_seq_data_descriptor(void **cubind_state)
     cudnnSeqDataDescriptor_t seqDataDesc = (cudnnSeqDataDescriptor_t)(uintptr_t)0x1008d010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CUDART;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&seqDataDesc, sizeof seqDataDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_seq_data_descriptor(seqDataDesc);
-    assert_true(cubind_mock_matches("cudnnDestroySeqDataDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroySeqDataDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&seqDataDesc, sizeof seqDataDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_seq_data_descriptor(seqDataDesc);
+        assert_true(cubind_mock_matches("cudnnDestroySeqDataDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroySeqDataDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_seq_data_descriptor(void **cubind_state)
@@ -3881,23 +4740,29 @@ static void test_cubind_cudnn_set_seq_data_descriptor(void **cubind_state)
     void *paddingFill = (void *)(uintptr_t)0x1008e080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CURAND;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&seqDataDesc, sizeof seqDataDesc);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&nbDims, sizeof nbDims);
-    cubind_mock_expect_arg(&dimA, sizeof dimA);
-    cubind_mock_expect_arg(&axes, sizeof axes);
-    cubind_mock_expect_arg(&seqLengthArraySize, sizeof seqLengthArraySize);
-    cubind_mock_expect_arg(&seqLengthArray, sizeof seqLengthArray);
-    cubind_mock_expect_arg(&paddingFill, sizeof paddingFill);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_seq_data_descriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
-    assert_true(cubind_mock_matches("cudnnSetSeqDataDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetSeqDataDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&seqDataDesc, sizeof seqDataDesc);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&nbDims, sizeof nbDims);
+        cubind_mock_expect_arg(&dimA, sizeof dimA);
+        cubind_mock_expect_arg(&axes, sizeof axes);
+        cubind_mock_expect_arg(&seqLengthArraySize, sizeof seqLengthArraySize);
+        cubind_mock_expect_arg(&seqLengthArray, sizeof seqLengthArray);
+        cubind_mock_expect_arg(&paddingFill, sizeof paddingFill);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_seq_data_descriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+        assert_true(cubind_mock_matches("cudnnSetSeqDataDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetSeqDataDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_seq_data_descriptor(void **cubind_state)
@@ -3914,25 +4779,31 @@ static void test_cubind_cudnn_get_seq_data_descriptor(void **cubind_state)
     void *paddingFill = (void *)(uintptr_t)0x1008f0a0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INVALID_VALUE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&seqDataDesc, sizeof seqDataDesc);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&nbDims, sizeof nbDims);
-    cubind_mock_expect_arg(&nbDimsRequested, sizeof nbDimsRequested);
-    cubind_mock_expect_arg(&dimA, sizeof dimA);
-    cubind_mock_expect_arg(&axes, sizeof axes);
-    cubind_mock_expect_arg(&seqLengthArraySize, sizeof seqLengthArraySize);
-    cubind_mock_expect_arg(&seqLengthSizeRequested, sizeof seqLengthSizeRequested);
-    cubind_mock_expect_arg(&seqLengthArray, sizeof seqLengthArray);
-    cubind_mock_expect_arg(&paddingFill, sizeof paddingFill);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_seq_data_descriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
-    assert_true(cubind_mock_matches("cudnnGetSeqDataDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetSeqDataDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&seqDataDesc, sizeof seqDataDesc);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&nbDims, sizeof nbDims);
+        cubind_mock_expect_arg(&nbDimsRequested, sizeof nbDimsRequested);
+        cubind_mock_expect_arg(&dimA, sizeof dimA);
+        cubind_mock_expect_arg(&axes, sizeof axes);
+        cubind_mock_expect_arg(&seqLengthArraySize, sizeof seqLengthArraySize);
+        cubind_mock_expect_arg(&seqLengthSizeRequested, sizeof seqLengthSizeRequested);
+        cubind_mock_expect_arg(&seqLengthArray, sizeof seqLengthArray);
+        cubind_mock_expect_arg(&paddingFill, sizeof paddingFill);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_seq_data_descriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+        assert_true(cubind_mock_matches("cudnnGetSeqDataDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetSeqDataDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_attn_descriptor(void **cubind_state)
@@ -3940,16 +4811,22 @@ static void test_cubind_cudnn_create_attn_descriptor(void **cubind_state)
     cudnnAttnDescriptor_t *attnDesc = (cudnnAttnDescriptor_t *)(uintptr_t)0x10090010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_INITIALIZED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_attn_descriptor(attnDesc);
-    assert_true(cubind_mock_matches("cudnnCreateAttnDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateAttnDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_attn_descriptor(attnDesc);
+        assert_true(cubind_mock_matches("cudnnCreateAttnDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateAttnDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_attn_descriptor(void **cubind_state)
@@ -3957,16 +4834,22 @@ static void test_cubind_cudnn_destroy_attn_descriptor(void **cubind_state)
     cudnnAttnDescriptor_t attnDesc = (cudnnAttnDescriptor_t)(uintptr_t)0x10091010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_attn_descriptor(attnDesc);
-    assert_true(cubind_mock_matches("cudnnDestroyAttnDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyAttnDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_attn_descriptor(attnDesc);
+        assert_true(cubind_mock_matches("cudnnDestroyAttnDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyAttnDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_attn_descriptor(void **cubind_state)
@@ -3993,35 +4876,41 @@ static void test_cubind_cudnn_set_attn_descriptor(void **cubind_state)
     int maxBeamSize = (int)0x122493;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_SERIALIZATION_VERSION_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
-    cubind_mock_expect_arg(&attnMode, sizeof attnMode);
-    cubind_mock_expect_arg(&nHeads, sizeof nHeads);
-    cubind_mock_expect_arg(&smScaler, sizeof smScaler);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&computePrec, sizeof computePrec);
-    cubind_mock_expect_arg(&mathType, sizeof mathType);
-    cubind_mock_expect_arg(&attnDropoutDesc, sizeof attnDropoutDesc);
-    cubind_mock_expect_arg(&postDropoutDesc, sizeof postDropoutDesc);
-    cubind_mock_expect_arg(&qSize, sizeof qSize);
-    cubind_mock_expect_arg(&kSize, sizeof kSize);
-    cubind_mock_expect_arg(&vSize, sizeof vSize);
-    cubind_mock_expect_arg(&qProjSize, sizeof qProjSize);
-    cubind_mock_expect_arg(&kProjSize, sizeof kProjSize);
-    cubind_mock_expect_arg(&vProjSize, sizeof vProjSize);
-    cubind_mock_expect_arg(&oProjSize, sizeof oProjSize);
-    cubind_mock_expect_arg(&qoMaxSeqLength, sizeof qoMaxSeqLength);
-    cubind_mock_expect_arg(&kvMaxSeqLength, sizeof kvMaxSeqLength);
-    cubind_mock_expect_arg(&maxBatchSize, sizeof maxBatchSize);
-    cubind_mock_expect_arg(&maxBeamSize, sizeof maxBeamSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_attn_descriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    assert_true(cubind_mock_matches("cudnnSetAttnDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetAttnDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
+        cubind_mock_expect_arg(&attnMode, sizeof attnMode);
+        cubind_mock_expect_arg(&nHeads, sizeof nHeads);
+        cubind_mock_expect_arg(&smScaler, sizeof smScaler);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&computePrec, sizeof computePrec);
+        cubind_mock_expect_arg(&mathType, sizeof mathType);
+        cubind_mock_expect_arg(&attnDropoutDesc, sizeof attnDropoutDesc);
+        cubind_mock_expect_arg(&postDropoutDesc, sizeof postDropoutDesc);
+        cubind_mock_expect_arg(&qSize, sizeof qSize);
+        cubind_mock_expect_arg(&kSize, sizeof kSize);
+        cubind_mock_expect_arg(&vSize, sizeof vSize);
+        cubind_mock_expect_arg(&qProjSize, sizeof qProjSize);
+        cubind_mock_expect_arg(&kProjSize, sizeof kProjSize);
+        cubind_mock_expect_arg(&vProjSize, sizeof vProjSize);
+        cubind_mock_expect_arg(&oProjSize, sizeof oProjSize);
+        cubind_mock_expect_arg(&qoMaxSeqLength, sizeof qoMaxSeqLength);
+        cubind_mock_expect_arg(&kvMaxSeqLength, sizeof kvMaxSeqLength);
+        cubind_mock_expect_arg(&maxBatchSize, sizeof maxBatchSize);
+        cubind_mock_expect_arg(&maxBeamSize, sizeof maxBeamSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_attn_descriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+        assert_true(cubind_mock_matches("cudnnSetAttnDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetAttnDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_attn_descriptor(void **cubind_state)
@@ -4048,35 +4937,41 @@ static void test_cubind_cudnn_get_attn_descriptor(void **cubind_state)
     int *maxBeamSize = (int *)(uintptr_t)0x10093140u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_DEPRECATED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
-    cubind_mock_expect_arg(&attnMode, sizeof attnMode);
-    cubind_mock_expect_arg(&nHeads, sizeof nHeads);
-    cubind_mock_expect_arg(&smScaler, sizeof smScaler);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&computePrec, sizeof computePrec);
-    cubind_mock_expect_arg(&mathType, sizeof mathType);
-    cubind_mock_expect_arg(&attnDropoutDesc, sizeof attnDropoutDesc);
-    cubind_mock_expect_arg(&postDropoutDesc, sizeof postDropoutDesc);
-    cubind_mock_expect_arg(&qSize, sizeof qSize);
-    cubind_mock_expect_arg(&kSize, sizeof kSize);
-    cubind_mock_expect_arg(&vSize, sizeof vSize);
-    cubind_mock_expect_arg(&qProjSize, sizeof qProjSize);
-    cubind_mock_expect_arg(&kProjSize, sizeof kProjSize);
-    cubind_mock_expect_arg(&vProjSize, sizeof vProjSize);
-    cubind_mock_expect_arg(&oProjSize, sizeof oProjSize);
-    cubind_mock_expect_arg(&qoMaxSeqLength, sizeof qoMaxSeqLength);
-    cubind_mock_expect_arg(&kvMaxSeqLength, sizeof kvMaxSeqLength);
-    cubind_mock_expect_arg(&maxBatchSize, sizeof maxBatchSize);
-    cubind_mock_expect_arg(&maxBeamSize, sizeof maxBeamSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_attn_descriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    assert_true(cubind_mock_matches("cudnnGetAttnDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetAttnDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
+        cubind_mock_expect_arg(&attnMode, sizeof attnMode);
+        cubind_mock_expect_arg(&nHeads, sizeof nHeads);
+        cubind_mock_expect_arg(&smScaler, sizeof smScaler);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&computePrec, sizeof computePrec);
+        cubind_mock_expect_arg(&mathType, sizeof mathType);
+        cubind_mock_expect_arg(&attnDropoutDesc, sizeof attnDropoutDesc);
+        cubind_mock_expect_arg(&postDropoutDesc, sizeof postDropoutDesc);
+        cubind_mock_expect_arg(&qSize, sizeof qSize);
+        cubind_mock_expect_arg(&kSize, sizeof kSize);
+        cubind_mock_expect_arg(&vSize, sizeof vSize);
+        cubind_mock_expect_arg(&qProjSize, sizeof qProjSize);
+        cubind_mock_expect_arg(&kProjSize, sizeof kProjSize);
+        cubind_mock_expect_arg(&vProjSize, sizeof vProjSize);
+        cubind_mock_expect_arg(&oProjSize, sizeof oProjSize);
+        cubind_mock_expect_arg(&qoMaxSeqLength, sizeof qoMaxSeqLength);
+        cubind_mock_expect_arg(&kvMaxSeqLength, sizeof kvMaxSeqLength);
+        cubind_mock_expect_arg(&maxBatchSize, sizeof maxBatchSize);
+        cubind_mock_expect_arg(&maxBeamSize, sizeof maxBeamSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_attn_descriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+        assert_true(cubind_mock_matches("cudnnGetAttnDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetAttnDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_multi_head_attn_buffers(void **cubind_state)
@@ -4088,20 +4983,26 @@ static void test_cubind_cudnn_get_multi_head_attn_buffers(void **cubind_state)
     size_t *reserveSpaceSizeInBytes = (size_t *)(uintptr_t)0x10094050u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_LICENSE_ERROR;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
-    cubind_mock_expect_arg(&weightSizeInBytes, sizeof weightSizeInBytes);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_multi_head_attn_buffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
-    assert_true(cubind_mock_matches("cudnnGetMultiHeadAttnBuffers"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetMultiHeadAttnBuffers", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
+        cubind_mock_expect_arg(&weightSizeInBytes, sizeof weightSizeInBytes);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_multi_head_attn_buffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+        assert_true(cubind_mock_matches("cudnnGetMultiHeadAttnBuffers"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetMultiHeadAttnBuffers", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_multi_head_attn_weights(void **cubind_state)
@@ -4115,22 +5016,28 @@ static void test_cubind_cudnn_get_multi_head_attn_weights(void **cubind_state)
     void **wAddr = (void **)(uintptr_t)0x10095070u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_RUNTIME_IN_PROGRESS;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
-    cubind_mock_expect_arg(&wKind, sizeof wKind);
-    cubind_mock_expect_arg(&weightSizeInBytes, sizeof weightSizeInBytes);
-    cubind_mock_expect_arg(&weights, sizeof weights);
-    cubind_mock_expect_arg(&wDesc, sizeof wDesc);
-    cubind_mock_expect_arg(&wAddr, sizeof wAddr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_multi_head_attn_weights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
-    assert_true(cubind_mock_matches("cudnnGetMultiHeadAttnWeights"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetMultiHeadAttnWeights", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
+        cubind_mock_expect_arg(&wKind, sizeof wKind);
+        cubind_mock_expect_arg(&weightSizeInBytes, sizeof weightSizeInBytes);
+        cubind_mock_expect_arg(&weights, sizeof weights);
+        cubind_mock_expect_arg(&wDesc, sizeof wDesc);
+        cubind_mock_expect_arg(&wAddr, sizeof wAddr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_multi_head_attn_weights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+        assert_true(cubind_mock_matches("cudnnGetMultiHeadAttnWeights"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetMultiHeadAttnWeights", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_multi_head_attn_forward(void **cubind_state)
@@ -4159,52 +5066,64 @@ static void test_cubind_cudnn_multi_head_attn_forward(void **cubind_state)
     void *reserveSpace = (void *)(uintptr_t)0x10096160u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_RUNTIME_FP_OVERFLOW;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
-    cubind_mock_expect_arg(&currIdx, sizeof currIdx);
-    cubind_mock_expect_arg(&loWinIdx, sizeof loWinIdx);
-    cubind_mock_expect_arg(&hiWinIdx, sizeof hiWinIdx);
-    cubind_mock_expect_arg(&devSeqLengthsQO, sizeof devSeqLengthsQO);
-    cubind_mock_expect_arg(&devSeqLengthsKV, sizeof devSeqLengthsKV);
-    cubind_mock_expect_arg(&qDesc, sizeof qDesc);
-    cubind_mock_expect_arg(&queries, sizeof queries);
-    cubind_mock_expect_arg(&residuals, sizeof residuals);
-    cubind_mock_expect_arg(&kDesc, sizeof kDesc);
-    cubind_mock_expect_arg(&keys, sizeof keys);
-    cubind_mock_expect_arg(&vDesc, sizeof vDesc);
-    cubind_mock_expect_arg(&values, sizeof values);
-    cubind_mock_expect_arg(&oDesc, sizeof oDesc);
-    cubind_mock_expect_arg(&out, sizeof out);
-    cubind_mock_expect_arg(&weightSizeInBytes, sizeof weightSizeInBytes);
-    cubind_mock_expect_arg(&weights, sizeof weights);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
-    cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_multi_head_attn_forward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    assert_true(cubind_mock_matches("cudnnMultiHeadAttnForward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnMultiHeadAttnForward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
+        cubind_mock_expect_arg(&currIdx, sizeof currIdx);
+        cubind_mock_expect_arg(&loWinIdx, sizeof loWinIdx);
+        cubind_mock_expect_arg(&hiWinIdx, sizeof hiWinIdx);
+        cubind_mock_expect_arg(&devSeqLengthsQO, sizeof devSeqLengthsQO);
+        cubind_mock_expect_arg(&devSeqLengthsKV, sizeof devSeqLengthsKV);
+        cubind_mock_expect_arg(&qDesc, sizeof qDesc);
+        cubind_mock_expect_arg(&queries, sizeof queries);
+        cubind_mock_expect_arg(&residuals, sizeof residuals);
+        cubind_mock_expect_arg(&kDesc, sizeof kDesc);
+        cubind_mock_expect_arg(&keys, sizeof keys);
+        cubind_mock_expect_arg(&vDesc, sizeof vDesc);
+        cubind_mock_expect_arg(&values, sizeof values);
+        cubind_mock_expect_arg(&oDesc, sizeof oDesc);
+        cubind_mock_expect_arg(&out, sizeof out);
+        cubind_mock_expect_arg(&weightSizeInBytes, sizeof weightSizeInBytes);
+        cubind_mock_expect_arg(&weights, sizeof weights);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
+        cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_multi_head_attn_forward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+        assert_true(cubind_mock_matches("cudnnMultiHeadAttnForward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnMultiHeadAttnForward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_adv_version_check(void **cubind_state)
 {
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_adv_version_check();
-    assert_true(cubind_mock_matches("cudnnAdvVersionCheck"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnAdvVersionCheck", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_adv_version_check();
+        assert_true(cubind_mock_matches("cudnnAdvVersionCheck"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnAdvVersionCheck", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_rnn_backward_data_v8(void **cubind_state)
@@ -4233,37 +5152,43 @@ static void test_cubind_cudnn_rnn_backward_data_v8(void **cubind_state)
     void *reserveSpace = (void *)(uintptr_t)0x10098160u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_expect_arg(&devSeqLengths, sizeof devSeqLengths);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&dy, sizeof dy);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&dx, sizeof dx);
-    cubind_mock_expect_arg(&hDesc, sizeof hDesc);
-    cubind_mock_expect_arg(&hx, sizeof hx);
-    cubind_mock_expect_arg(&dhy, sizeof dhy);
-    cubind_mock_expect_arg(&dhx, sizeof dhx);
-    cubind_mock_expect_arg(&cDesc, sizeof cDesc);
-    cubind_mock_expect_arg(&cx, sizeof cx);
-    cubind_mock_expect_arg(&dcy, sizeof dcy);
-    cubind_mock_expect_arg(&dcx, sizeof dcx);
-    cubind_mock_expect_arg(&weightSpaceSize, sizeof weightSpaceSize);
-    cubind_mock_expect_arg(&weightSpace, sizeof weightSpace);
-    cubind_mock_expect_arg(&workSpaceSize, sizeof workSpaceSize);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&reserveSpaceSize, sizeof reserveSpaceSize);
-    cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_rnn_backward_data_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    assert_true(cubind_mock_matches("cudnnRNNBackwardData_v8"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNBackwardData_v8", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_expect_arg(&devSeqLengths, sizeof devSeqLengths);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&dy, sizeof dy);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&dx, sizeof dx);
+        cubind_mock_expect_arg(&hDesc, sizeof hDesc);
+        cubind_mock_expect_arg(&hx, sizeof hx);
+        cubind_mock_expect_arg(&dhy, sizeof dhy);
+        cubind_mock_expect_arg(&dhx, sizeof dhx);
+        cubind_mock_expect_arg(&cDesc, sizeof cDesc);
+        cubind_mock_expect_arg(&cx, sizeof cx);
+        cubind_mock_expect_arg(&dcy, sizeof dcy);
+        cubind_mock_expect_arg(&dcx, sizeof dcx);
+        cubind_mock_expect_arg(&weightSpaceSize, sizeof weightSpaceSize);
+        cubind_mock_expect_arg(&weightSpace, sizeof weightSpace);
+        cubind_mock_expect_arg(&workSpaceSize, sizeof workSpaceSize);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&reserveSpaceSize, sizeof reserveSpaceSize);
+        cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_rnn_backward_data_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+        assert_true(cubind_mock_matches("cudnnRNNBackwardData_v8"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNBackwardData_v8", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_rnn_backward_weights_v8(void **cubind_state)
@@ -4286,31 +5211,37 @@ static void test_cubind_cudnn_rnn_backward_weights_v8(void **cubind_state)
     void *reserveSpace = (void *)(uintptr_t)0x10099100u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
-    cubind_mock_expect_arg(&addGrad, sizeof addGrad);
-    cubind_mock_expect_arg(&devSeqLengths, sizeof devSeqLengths);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&hDesc, sizeof hDesc);
-    cubind_mock_expect_arg(&hx, sizeof hx);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&weightSpaceSize, sizeof weightSpaceSize);
-    cubind_mock_expect_arg(&dweightSpace, sizeof dweightSpace);
-    cubind_mock_expect_arg(&workSpaceSize, sizeof workSpaceSize);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&reserveSpaceSize, sizeof reserveSpaceSize);
-    cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_rnn_backward_weights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    assert_true(cubind_mock_matches("cudnnRNNBackwardWeights_v8"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNBackwardWeights_v8", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&rnnDesc, sizeof rnnDesc);
+        cubind_mock_expect_arg(&addGrad, sizeof addGrad);
+        cubind_mock_expect_arg(&devSeqLengths, sizeof devSeqLengths);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&hDesc, sizeof hDesc);
+        cubind_mock_expect_arg(&hx, sizeof hx);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&weightSpaceSize, sizeof weightSpaceSize);
+        cubind_mock_expect_arg(&dweightSpace, sizeof dweightSpace);
+        cubind_mock_expect_arg(&workSpaceSize, sizeof workSpaceSize);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&reserveSpaceSize, sizeof reserveSpaceSize);
+        cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_rnn_backward_weights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+        assert_true(cubind_mock_matches("cudnnRNNBackwardWeights_v8"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNBackwardWeights_v8", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_multi_head_attn_backward_data(void **cubind_state)
@@ -4340,38 +5271,44 @@ static void test_cubind_cudnn_multi_head_attn_backward_data(void **cubind_state)
     void *reserveSpace = (void *)(uintptr_t)0x1009a170u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
-    cubind_mock_expect_arg(&loWinIdx, sizeof loWinIdx);
-    cubind_mock_expect_arg(&hiWinIdx, sizeof hiWinIdx);
-    cubind_mock_expect_arg(&devSeqLengthsDQDO, sizeof devSeqLengthsDQDO);
-    cubind_mock_expect_arg(&devSeqLengthsDKDV, sizeof devSeqLengthsDKDV);
-    cubind_mock_expect_arg(&doDesc, sizeof doDesc);
-    cubind_mock_expect_arg(&dout, sizeof dout);
-    cubind_mock_expect_arg(&dqDesc, sizeof dqDesc);
-    cubind_mock_expect_arg(&dqueries, sizeof dqueries);
-    cubind_mock_expect_arg(&queries, sizeof queries);
-    cubind_mock_expect_arg(&dkDesc, sizeof dkDesc);
-    cubind_mock_expect_arg(&dkeys, sizeof dkeys);
-    cubind_mock_expect_arg(&keys, sizeof keys);
-    cubind_mock_expect_arg(&dvDesc, sizeof dvDesc);
-    cubind_mock_expect_arg(&dvalues, sizeof dvalues);
-    cubind_mock_expect_arg(&values, sizeof values);
-    cubind_mock_expect_arg(&weightSizeInBytes, sizeof weightSizeInBytes);
-    cubind_mock_expect_arg(&weights, sizeof weights);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
-    cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_multi_head_attn_backward_data(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    assert_true(cubind_mock_matches("cudnnMultiHeadAttnBackwardData"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnMultiHeadAttnBackwardData", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
+        cubind_mock_expect_arg(&loWinIdx, sizeof loWinIdx);
+        cubind_mock_expect_arg(&hiWinIdx, sizeof hiWinIdx);
+        cubind_mock_expect_arg(&devSeqLengthsDQDO, sizeof devSeqLengthsDQDO);
+        cubind_mock_expect_arg(&devSeqLengthsDKDV, sizeof devSeqLengthsDKDV);
+        cubind_mock_expect_arg(&doDesc, sizeof doDesc);
+        cubind_mock_expect_arg(&dout, sizeof dout);
+        cubind_mock_expect_arg(&dqDesc, sizeof dqDesc);
+        cubind_mock_expect_arg(&dqueries, sizeof dqueries);
+        cubind_mock_expect_arg(&queries, sizeof queries);
+        cubind_mock_expect_arg(&dkDesc, sizeof dkDesc);
+        cubind_mock_expect_arg(&dkeys, sizeof dkeys);
+        cubind_mock_expect_arg(&keys, sizeof keys);
+        cubind_mock_expect_arg(&dvDesc, sizeof dvDesc);
+        cubind_mock_expect_arg(&dvalues, sizeof dvalues);
+        cubind_mock_expect_arg(&values, sizeof values);
+        cubind_mock_expect_arg(&weightSizeInBytes, sizeof weightSizeInBytes);
+        cubind_mock_expect_arg(&weights, sizeof weights);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
+        cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_multi_head_attn_backward_data(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+        assert_true(cubind_mock_matches("cudnnMultiHeadAttnBackwardData"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnMultiHeadAttnBackwardData", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_multi_head_attn_backward_weights(void **cubind_state)
@@ -4396,33 +5333,39 @@ static void test_cubind_cudnn_multi_head_attn_backward_weights(void **cubind_sta
     void *reserveSpace = (void *)(uintptr_t)0x1009b120u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
-    cubind_mock_expect_arg(&addGrad, sizeof addGrad);
-    cubind_mock_expect_arg(&qDesc, sizeof qDesc);
-    cubind_mock_expect_arg(&queries, sizeof queries);
-    cubind_mock_expect_arg(&kDesc, sizeof kDesc);
-    cubind_mock_expect_arg(&keys, sizeof keys);
-    cubind_mock_expect_arg(&vDesc, sizeof vDesc);
-    cubind_mock_expect_arg(&values, sizeof values);
-    cubind_mock_expect_arg(&doDesc, sizeof doDesc);
-    cubind_mock_expect_arg(&dout, sizeof dout);
-    cubind_mock_expect_arg(&weightSizeInBytes, sizeof weightSizeInBytes);
-    cubind_mock_expect_arg(&weights, sizeof weights);
-    cubind_mock_expect_arg(&dweights, sizeof dweights);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
-    cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_multi_head_attn_backward_weights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    assert_true(cubind_mock_matches("cudnnMultiHeadAttnBackwardWeights"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnMultiHeadAttnBackwardWeights", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&attnDesc, sizeof attnDesc);
+        cubind_mock_expect_arg(&addGrad, sizeof addGrad);
+        cubind_mock_expect_arg(&qDesc, sizeof qDesc);
+        cubind_mock_expect_arg(&queries, sizeof queries);
+        cubind_mock_expect_arg(&kDesc, sizeof kDesc);
+        cubind_mock_expect_arg(&keys, sizeof keys);
+        cubind_mock_expect_arg(&vDesc, sizeof vDesc);
+        cubind_mock_expect_arg(&values, sizeof values);
+        cubind_mock_expect_arg(&doDesc, sizeof doDesc);
+        cubind_mock_expect_arg(&dout, sizeof dout);
+        cubind_mock_expect_arg(&weightSizeInBytes, sizeof weightSizeInBytes);
+        cubind_mock_expect_arg(&weights, sizeof weights);
+        cubind_mock_expect_arg(&dweights, sizeof dweights);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&reserveSpaceSizeInBytes, sizeof reserveSpaceSizeInBytes);
+        cubind_mock_expect_arg(&reserveSpace, sizeof reserveSpace);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_multi_head_attn_backward_weights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+        assert_true(cubind_mock_matches("cudnnMultiHeadAttnBackwardWeights"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnMultiHeadAttnBackwardWeights", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_ctc_loss_descriptor(void **cubind_state)
@@ -4430,16 +5373,22 @@ static void test_cubind_cudnn_create_ctc_loss_descriptor(void **cubind_state)
     cudnnCTCLossDescriptor_t *ctcLossDesc = (cudnnCTCLossDescriptor_t *)(uintptr_t)0x1009c010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_OUT_OF_BOUND;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_ctc_loss_descriptor(ctcLossDesc);
-    assert_true(cubind_mock_matches("cudnnCreateCTCLossDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateCTCLossDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_ctc_loss_descriptor(ctcLossDesc);
+        assert_true(cubind_mock_matches("cudnnCreateCTCLossDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateCTCLossDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_ctc_loss_descriptor(void **cubind_state)
@@ -4448,17 +5397,23 @@ static void test_cubind_cudnn_set_ctc_loss_descriptor(void **cubind_state)
     cudnnDataType_t compType = (cudnnDataType_t)65;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
-    cubind_mock_expect_arg(&compType, sizeof compType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_ctc_loss_descriptor(ctcLossDesc, compType);
-    assert_true(cubind_mock_matches("cudnnSetCTCLossDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCTCLossDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
+        cubind_mock_expect_arg(&compType, sizeof compType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_ctc_loss_descriptor(ctcLossDesc, compType);
+        assert_true(cubind_mock_matches("cudnnSetCTCLossDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCTCLossDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_ctc_loss_descriptor_ex(void **cubind_state)
@@ -4469,19 +5424,25 @@ static void test_cubind_cudnn_set_ctc_loss_descriptor_ex(void **cubind_state)
     cudnnNanPropagation_t gradMode = (cudnnNanPropagation_t)67;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
-    cubind_mock_expect_arg(&compType, sizeof compType);
-    cubind_mock_expect_arg(&normMode, sizeof normMode);
-    cubind_mock_expect_arg(&gradMode, sizeof gradMode);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_ctc_loss_descriptor_ex(ctcLossDesc, compType, normMode, gradMode);
-    assert_true(cubind_mock_matches("cudnnSetCTCLossDescriptorEx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCTCLossDescriptorEx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
+        cubind_mock_expect_arg(&compType, sizeof compType);
+        cubind_mock_expect_arg(&normMode, sizeof normMode);
+        cubind_mock_expect_arg(&gradMode, sizeof gradMode);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_ctc_loss_descriptor_ex(ctcLossDesc, compType, normMode, gradMode);
+        assert_true(cubind_mock_matches("cudnnSetCTCLossDescriptorEx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCTCLossDescriptorEx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_ctc_loss_descriptor_v8(void **cubind_state)
@@ -4493,20 +5454,26 @@ static void test_cubind_cudnn_set_ctc_loss_descriptor_v8(void **cubind_state)
     int maxLabelLength = (int)0x1227c4;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
-    cubind_mock_expect_arg(&compType, sizeof compType);
-    cubind_mock_expect_arg(&normMode, sizeof normMode);
-    cubind_mock_expect_arg(&gradMode, sizeof gradMode);
-    cubind_mock_expect_arg(&maxLabelLength, sizeof maxLabelLength);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_ctc_loss_descriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    assert_true(cubind_mock_matches("cudnnSetCTCLossDescriptor_v8"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCTCLossDescriptor_v8", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
+        cubind_mock_expect_arg(&compType, sizeof compType);
+        cubind_mock_expect_arg(&normMode, sizeof normMode);
+        cubind_mock_expect_arg(&gradMode, sizeof gradMode);
+        cubind_mock_expect_arg(&maxLabelLength, sizeof maxLabelLength);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_ctc_loss_descriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+        assert_true(cubind_mock_matches("cudnnSetCTCLossDescriptor_v8"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCTCLossDescriptor_v8", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_ctc_loss_descriptor_v9(void **cubind_state)
@@ -4518,20 +5485,26 @@ static void test_cubind_cudnn_set_ctc_loss_descriptor_v9(void **cubind_state)
     int maxLabelLength = (int)0x122804;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
-    cubind_mock_expect_arg(&compType, sizeof compType);
-    cubind_mock_expect_arg(&normMode, sizeof normMode);
-    cubind_mock_expect_arg(&ctcGradMode, sizeof ctcGradMode);
-    cubind_mock_expect_arg(&maxLabelLength, sizeof maxLabelLength);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_ctc_loss_descriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    assert_true(cubind_mock_matches("cudnnSetCTCLossDescriptor_v9"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCTCLossDescriptor_v9", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
+        cubind_mock_expect_arg(&compType, sizeof compType);
+        cubind_mock_expect_arg(&normMode, sizeof normMode);
+        cubind_mock_expect_arg(&ctcGradMode, sizeof ctcGradMode);
+        cubind_mock_expect_arg(&maxLabelLength, sizeof maxLabelLength);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_ctc_loss_descriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+        assert_true(cubind_mock_matches("cudnnSetCTCLossDescriptor_v9"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCTCLossDescriptor_v9", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_ctc_loss_descriptor(void **cubind_state)
@@ -4540,17 +5513,23 @@ static void test_cubind_cudnn_get_ctc_loss_descriptor(void **cubind_state)
     cudnnDataType_t *compType = (cudnnDataType_t *)(uintptr_t)0x100a1020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
-    cubind_mock_expect_arg(&compType, sizeof compType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_ctc_loss_descriptor(ctcLossDesc, compType);
-    assert_true(cubind_mock_matches("cudnnGetCTCLossDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
+        cubind_mock_expect_arg(&compType, sizeof compType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_ctc_loss_descriptor(ctcLossDesc, compType);
+        assert_true(cubind_mock_matches("cudnnGetCTCLossDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_ctc_loss_descriptor_ex(void **cubind_state)
@@ -4561,19 +5540,25 @@ static void test_cubind_cudnn_get_ctc_loss_descriptor_ex(void **cubind_state)
     cudnnNanPropagation_t *gradMode = (cudnnNanPropagation_t *)(uintptr_t)0x100a2040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_CUDA_GRAPH_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
-    cubind_mock_expect_arg(&compType, sizeof compType);
-    cubind_mock_expect_arg(&normMode, sizeof normMode);
-    cubind_mock_expect_arg(&gradMode, sizeof gradMode);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_ctc_loss_descriptor_ex(ctcLossDesc, compType, normMode, gradMode);
-    assert_true(cubind_mock_matches("cudnnGetCTCLossDescriptorEx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptorEx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
+        cubind_mock_expect_arg(&compType, sizeof compType);
+        cubind_mock_expect_arg(&normMode, sizeof normMode);
+        cubind_mock_expect_arg(&gradMode, sizeof gradMode);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_ctc_loss_descriptor_ex(ctcLossDesc, compType, normMode, gradMode);
+        assert_true(cubind_mock_matches("cudnnGetCTCLossDescriptorEx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptorEx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_ctc_loss_descriptor_v8(void **cubind_state)
@@ -4585,20 +5570,26 @@ static void test_cubind_cudnn_get_ctc_loss_descriptor_v8(void **cubind_state)
     int *maxLabelLength = (int *)(uintptr_t)0x100a3050u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_DESCRIPTOR_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
-    cubind_mock_expect_arg(&compType, sizeof compType);
-    cubind_mock_expect_arg(&normMode, sizeof normMode);
-    cubind_mock_expect_arg(&gradMode, sizeof gradMode);
-    cubind_mock_expect_arg(&maxLabelLength, sizeof maxLabelLength);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_ctc_loss_descriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    assert_true(cubind_mock_matches("cudnnGetCTCLossDescriptor_v8"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptor_v8", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
+        cubind_mock_expect_arg(&compType, sizeof compType);
+        cubind_mock_expect_arg(&normMode, sizeof normMode);
+        cubind_mock_expect_arg(&gradMode, sizeof gradMode);
+        cubind_mock_expect_arg(&maxLabelLength, sizeof maxLabelLength);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_ctc_loss_descriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+        assert_true(cubind_mock_matches("cudnnGetCTCLossDescriptor_v8"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptor_v8", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_ctc_loss_descriptor_v9(void **cubind_state)
@@ -4610,20 +5601,26 @@ static void test_cubind_cudnn_get_ctc_loss_descriptor_v9(void **cubind_state)
     int *maxLabelLength = (int *)(uintptr_t)0x100a4050u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
-    cubind_mock_expect_arg(&compType, sizeof compType);
-    cubind_mock_expect_arg(&normMode, sizeof normMode);
-    cubind_mock_expect_arg(&ctcGradMode, sizeof ctcGradMode);
-    cubind_mock_expect_arg(&maxLabelLength, sizeof maxLabelLength);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_ctc_loss_descriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    assert_true(cubind_mock_matches("cudnnGetCTCLossDescriptor_v9"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptor_v9", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
+        cubind_mock_expect_arg(&compType, sizeof compType);
+        cubind_mock_expect_arg(&normMode, sizeof normMode);
+        cubind_mock_expect_arg(&ctcGradMode, sizeof ctcGradMode);
+        cubind_mock_expect_arg(&maxLabelLength, sizeof maxLabelLength);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_ctc_loss_descriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+        assert_true(cubind_mock_matches("cudnnGetCTCLossDescriptor_v9"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptor_v9", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_ctc_loss_descriptor(void **cubind_state)
@@ -4631,16 +5628,22 @@ static void test_cubind_cudnn_destroy_ctc_loss_descriptor(void **cubind_state)
     cudnnCTCLossDescriptor_t ctcLossDesc = (cudnnCTCLossDescriptor_t)(uintptr_t)0x100a5010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_ctc_loss_descriptor(ctcLossDesc);
-    assert_true(cubind_mock_matches("cudnnDestroyCTCLossDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyCTCLossDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_ctc_loss_descriptor(ctcLossDesc);
+        assert_true(cubind_mock_matches("cudnnDestroyCTCLossDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyCTCLossDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_ctc_loss(void **cubind_state)
@@ -4660,28 +5663,34 @@ static void test_cubind_cudnn_ctc_loss(void **cubind_state)
     size_t workSpaceSizeInBytes = (size_t)0x12340000a60cLL;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_SHAPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&probsDesc, sizeof probsDesc);
-    cubind_mock_expect_arg(&probs, sizeof probs);
-    cubind_mock_expect_arg(&hostLabels, sizeof hostLabels);
-    cubind_mock_expect_arg(&hostLabelLengths, sizeof hostLabelLengths);
-    cubind_mock_expect_arg(&hostInputLengths, sizeof hostInputLengths);
-    cubind_mock_expect_arg(&costs, sizeof costs);
-    cubind_mock_expect_arg(&gradientsDesc, sizeof gradientsDesc);
-    cubind_mock_expect_arg(&gradients, sizeof gradients);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
-    cubind_mock_expect_arg(&workspace, sizeof workspace);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_ctc_loss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
-    assert_true(cubind_mock_matches("cudnnCTCLoss"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCTCLoss", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&probsDesc, sizeof probsDesc);
+        cubind_mock_expect_arg(&probs, sizeof probs);
+        cubind_mock_expect_arg(&hostLabels, sizeof hostLabels);
+        cubind_mock_expect_arg(&hostLabelLengths, sizeof hostLabelLengths);
+        cubind_mock_expect_arg(&hostInputLengths, sizeof hostInputLengths);
+        cubind_mock_expect_arg(&costs, sizeof costs);
+        cubind_mock_expect_arg(&gradientsDesc, sizeof gradientsDesc);
+        cubind_mock_expect_arg(&gradients, sizeof gradients);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
+        cubind_mock_expect_arg(&workspace, sizeof workspace);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_ctc_loss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+        assert_true(cubind_mock_matches("cudnnCTCLoss"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCTCLoss", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_ctc_loss_v8(void **cubind_state)
@@ -4701,28 +5710,34 @@ static void test_cubind_cudnn_ctc_loss_v8(void **cubind_state)
     void *workspace = (void *)(uintptr_t)0x100a70d0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
-    cubind_mock_expect_arg(&probsDesc, sizeof probsDesc);
-    cubind_mock_expect_arg(&probs, sizeof probs);
-    cubind_mock_expect_arg(&labels, sizeof labels);
-    cubind_mock_expect_arg(&labelLengths, sizeof labelLengths);
-    cubind_mock_expect_arg(&inputLengths, sizeof inputLengths);
-    cubind_mock_expect_arg(&costs, sizeof costs);
-    cubind_mock_expect_arg(&gradientsDesc, sizeof gradientsDesc);
-    cubind_mock_expect_arg(&gradients, sizeof gradients);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_expect_arg(&workspace, sizeof workspace);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_ctc_loss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
-    assert_true(cubind_mock_matches("cudnnCTCLoss_v8"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCTCLoss_v8", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
+        cubind_mock_expect_arg(&probsDesc, sizeof probsDesc);
+        cubind_mock_expect_arg(&probs, sizeof probs);
+        cubind_mock_expect_arg(&labels, sizeof labels);
+        cubind_mock_expect_arg(&labelLengths, sizeof labelLengths);
+        cubind_mock_expect_arg(&inputLengths, sizeof inputLengths);
+        cubind_mock_expect_arg(&costs, sizeof costs);
+        cubind_mock_expect_arg(&gradientsDesc, sizeof gradientsDesc);
+        cubind_mock_expect_arg(&gradients, sizeof gradients);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_expect_arg(&workspace, sizeof workspace);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_ctc_loss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+        assert_true(cubind_mock_matches("cudnnCTCLoss_v8"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCTCLoss_v8", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_ctc_loss_workspace_size(void **cubind_state)
@@ -4738,24 +5753,30 @@ static void test_cubind_cudnn_get_ctc_loss_workspace_size(void **cubind_state)
     size_t *sizeInBytes = (size_t *)(uintptr_t)0x100a8090u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_LAYOUT;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&probsDesc, sizeof probsDesc);
-    cubind_mock_expect_arg(&gradientsDesc, sizeof gradientsDesc);
-    cubind_mock_expect_arg(&labels, sizeof labels);
-    cubind_mock_expect_arg(&labelLengths, sizeof labelLengths);
-    cubind_mock_expect_arg(&inputLengths, sizeof inputLengths);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_ctc_loss_workspace_size(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
-    assert_true(cubind_mock_matches("cudnnGetCTCLossWorkspaceSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossWorkspaceSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&probsDesc, sizeof probsDesc);
+        cubind_mock_expect_arg(&gradientsDesc, sizeof gradientsDesc);
+        cubind_mock_expect_arg(&labels, sizeof labels);
+        cubind_mock_expect_arg(&labelLengths, sizeof labelLengths);
+        cubind_mock_expect_arg(&inputLengths, sizeof inputLengths);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_ctc_loss_workspace_size(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+        assert_true(cubind_mock_matches("cudnnGetCTCLossWorkspaceSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossWorkspaceSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_ctc_loss_workspace_size_v8(void **cubind_state)
@@ -4768,21 +5789,27 @@ static void test_cubind_cudnn_get_ctc_loss_workspace_size_v8(void **cubind_state
     size_t *sizeInBytes = (size_t *)(uintptr_t)0x100a9060u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
-    cubind_mock_expect_arg(&probsDesc, sizeof probsDesc);
-    cubind_mock_expect_arg(&gradientsDesc, sizeof gradientsDesc);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_ctc_loss_workspace_size_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
-    assert_true(cubind_mock_matches("cudnnGetCTCLossWorkspaceSize_v8"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossWorkspaceSize_v8", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&ctcLossDesc, sizeof ctcLossDesc);
+        cubind_mock_expect_arg(&probsDesc, sizeof probsDesc);
+        cubind_mock_expect_arg(&gradientsDesc, sizeof gradientsDesc);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_ctc_loss_workspace_size_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+        assert_true(cubind_mock_matches("cudnnGetCTCLossWorkspaceSize_v8"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossWorkspaceSize_v8", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_convolution_descriptor(void **cubind_state)
@@ -4790,16 +5817,22 @@ static void test_cubind_cudnn_create_convolution_descriptor(void **cubind_state)
     cudnnConvolutionDescriptor_t *convDesc = (cudnnConvolutionDescriptor_t *)(uintptr_t)0x100aa010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_convolution_descriptor(convDesc);
-    assert_true(cubind_mock_matches("cudnnCreateConvolutionDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateConvolutionDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_convolution_descriptor(convDesc);
+        assert_true(cubind_mock_matches("cudnnCreateConvolutionDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateConvolutionDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_convolution_descriptor(void **cubind_state)
@@ -4807,16 +5840,22 @@ static void test_cubind_cudnn_destroy_convolution_descriptor(void **cubind_state
     cudnnConvolutionDescriptor_t convDesc = (cudnnConvolutionDescriptor_t)(uintptr_t)0x100ab010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_convolution_descriptor(convDesc);
-    assert_true(cubind_mock_matches("cudnnDestroyConvolutionDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyConvolutionDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_convolution_descriptor(convDesc);
+        assert_true(cubind_mock_matches("cudnnDestroyConvolutionDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyConvolutionDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_convolution_math_type(void **cubind_state)
@@ -4825,17 +5864,23 @@ static void test_cubind_cudnn_set_convolution_math_type(void **cubind_state)
     cudnnMathType_t mathType = (cudnnMathType_t)65;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&mathType, sizeof mathType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_convolution_math_type(convDesc, mathType);
-    assert_true(cubind_mock_matches("cudnnSetConvolutionMathType"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolutionMathType", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&mathType, sizeof mathType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_convolution_math_type(convDesc, mathType);
+        assert_true(cubind_mock_matches("cudnnSetConvolutionMathType"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolutionMathType", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_math_type(void **cubind_state)
@@ -4844,17 +5889,23 @@ static void test_cubind_cudnn_get_convolution_math_type(void **cubind_state)
     cudnnMathType_t *mathType = (cudnnMathType_t *)(uintptr_t)0x100ad020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&mathType, sizeof mathType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution_math_type(convDesc, mathType);
-    assert_true(cubind_mock_matches("cudnnGetConvolutionMathType"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionMathType", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&mathType, sizeof mathType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution_math_type(convDesc, mathType);
+        assert_true(cubind_mock_matches("cudnnGetConvolutionMathType"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionMathType", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_convolution_group_count(void **cubind_state)
@@ -4863,17 +5914,23 @@ static void test_cubind_cudnn_set_convolution_group_count(void **cubind_state)
     int groupCount = (int)0x122b81;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&groupCount, sizeof groupCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_convolution_group_count(convDesc, groupCount);
-    assert_true(cubind_mock_matches("cudnnSetConvolutionGroupCount"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolutionGroupCount", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&groupCount, sizeof groupCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_convolution_group_count(convDesc, groupCount);
+        assert_true(cubind_mock_matches("cudnnSetConvolutionGroupCount"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolutionGroupCount", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_group_count(void **cubind_state)
@@ -4882,17 +5939,23 @@ static void test_cubind_cudnn_get_convolution_group_count(void **cubind_state)
     int *groupCount = (int *)(uintptr_t)0x100af020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_PADDING;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&groupCount, sizeof groupCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution_group_count(convDesc, groupCount);
-    assert_true(cubind_mock_matches("cudnnGetConvolutionGroupCount"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionGroupCount", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&groupCount, sizeof groupCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution_group_count(convDesc, groupCount);
+        assert_true(cubind_mock_matches("cudnnGetConvolutionGroupCount"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionGroupCount", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_convolution_reorder_type(void **cubind_state)
@@ -4901,17 +5964,23 @@ static void test_cubind_cudnn_set_convolution_reorder_type(void **cubind_state)
     cudnnReorderType_t reorderType = (cudnnReorderType_t)65;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_BAD_LAUNCH_PARAM;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&reorderType, sizeof reorderType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_convolution_reorder_type(convDesc, reorderType);
-    assert_true(cubind_mock_matches("cudnnSetConvolutionReorderType"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolutionReorderType", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&reorderType, sizeof reorderType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_convolution_reorder_type(convDesc, reorderType);
+        assert_true(cubind_mock_matches("cudnnSetConvolutionReorderType"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolutionReorderType", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_reorder_type(void **cubind_state)
@@ -4920,17 +5989,23 @@ static void test_cubind_cudnn_get_convolution_reorder_type(void **cubind_state)
     cudnnReorderType_t *reorderType = (cudnnReorderType_t *)(uintptr_t)0x100b1020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&reorderType, sizeof reorderType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution_reorder_type(convDesc, reorderType);
-    assert_true(cubind_mock_matches("cudnnGetConvolutionReorderType"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionReorderType", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&reorderType, sizeof reorderType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution_reorder_type(convDesc, reorderType);
+        assert_true(cubind_mock_matches("cudnnGetConvolutionReorderType"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionReorderType", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_convolution2d_descriptor(void **cubind_state)
@@ -4946,24 +6021,30 @@ static void test_cubind_cudnn_set_convolution2d_descriptor(void **cubind_state)
     cudnnDataType_t computeType = (cudnnDataType_t)72;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&pad_h, sizeof pad_h);
-    cubind_mock_expect_arg(&pad_w, sizeof pad_w);
-    cubind_mock_expect_arg(&u, sizeof u);
-    cubind_mock_expect_arg(&v, sizeof v);
-    cubind_mock_expect_arg(&dilation_h, sizeof dilation_h);
-    cubind_mock_expect_arg(&dilation_w, sizeof dilation_w);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_convolution2d_descriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    assert_true(cubind_mock_matches("cudnnSetConvolution2dDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolution2dDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&pad_h, sizeof pad_h);
+        cubind_mock_expect_arg(&pad_w, sizeof pad_w);
+        cubind_mock_expect_arg(&u, sizeof u);
+        cubind_mock_expect_arg(&v, sizeof v);
+        cubind_mock_expect_arg(&dilation_h, sizeof dilation_h);
+        cubind_mock_expect_arg(&dilation_w, sizeof dilation_w);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_convolution2d_descriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+        assert_true(cubind_mock_matches("cudnnSetConvolution2dDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolution2dDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution2d_descriptor(void **cubind_state)
@@ -4979,24 +6060,30 @@ static void test_cubind_cudnn_get_convolution2d_descriptor(void **cubind_state)
     cudnnDataType_t *computeType = (cudnnDataType_t *)(uintptr_t)0x100b3090u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&pad_h, sizeof pad_h);
-    cubind_mock_expect_arg(&pad_w, sizeof pad_w);
-    cubind_mock_expect_arg(&u, sizeof u);
-    cubind_mock_expect_arg(&v, sizeof v);
-    cubind_mock_expect_arg(&dilation_h, sizeof dilation_h);
-    cubind_mock_expect_arg(&dilation_w, sizeof dilation_w);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution2d_descriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    assert_true(cubind_mock_matches("cudnnGetConvolution2dDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolution2dDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&pad_h, sizeof pad_h);
+        cubind_mock_expect_arg(&pad_w, sizeof pad_w);
+        cubind_mock_expect_arg(&u, sizeof u);
+        cubind_mock_expect_arg(&v, sizeof v);
+        cubind_mock_expect_arg(&dilation_h, sizeof dilation_h);
+        cubind_mock_expect_arg(&dilation_w, sizeof dilation_w);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution2d_descriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+        assert_true(cubind_mock_matches("cudnnGetConvolution2dDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolution2dDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_convolution_nd_descriptor(void **cubind_state)
@@ -5010,22 +6097,28 @@ static void test_cubind_cudnn_set_convolution_nd_descriptor(void **cubind_state)
     cudnnDataType_t computeType = (cudnnDataType_t)70;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_COMPILATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&arrayLength, sizeof arrayLength);
-    cubind_mock_expect_arg(&padA, sizeof padA);
-    cubind_mock_expect_arg(&filterStrideA, sizeof filterStrideA);
-    cubind_mock_expect_arg(&dilationA, sizeof dilationA);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_convolution_nd_descriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
-    assert_true(cubind_mock_matches("cudnnSetConvolutionNdDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolutionNdDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&arrayLength, sizeof arrayLength);
+        cubind_mock_expect_arg(&padA, sizeof padA);
+        cubind_mock_expect_arg(&filterStrideA, sizeof filterStrideA);
+        cubind_mock_expect_arg(&dilationA, sizeof dilationA);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_convolution_nd_descriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+        assert_true(cubind_mock_matches("cudnnSetConvolutionNdDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolutionNdDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_nd_descriptor(void **cubind_state)
@@ -5040,23 +6133,29 @@ static void test_cubind_cudnn_get_convolution_nd_descriptor(void **cubind_state)
     cudnnDataType_t *computeType = (cudnnDataType_t *)(uintptr_t)0x100b5080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_UNEXPECTED_VALUE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&arrayLengthRequested, sizeof arrayLengthRequested);
-    cubind_mock_expect_arg(&arrayLength, sizeof arrayLength);
-    cubind_mock_expect_arg(&padA, sizeof padA);
-    cubind_mock_expect_arg(&strideA, sizeof strideA);
-    cubind_mock_expect_arg(&dilationA, sizeof dilationA);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution_nd_descriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
-    assert_true(cubind_mock_matches("cudnnGetConvolutionNdDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionNdDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&arrayLengthRequested, sizeof arrayLengthRequested);
+        cubind_mock_expect_arg(&arrayLength, sizeof arrayLength);
+        cubind_mock_expect_arg(&padA, sizeof padA);
+        cubind_mock_expect_arg(&strideA, sizeof strideA);
+        cubind_mock_expect_arg(&dilationA, sizeof dilationA);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution_nd_descriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+        assert_true(cubind_mock_matches("cudnnGetConvolutionNdDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionNdDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution2d_forward_output_dim(void **cubind_state)
@@ -5070,22 +6169,28 @@ static void test_cubind_cudnn_get_convolution2d_forward_output_dim(void **cubind
     int *w = (int *)(uintptr_t)0x100b6070u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&inputTensorDesc, sizeof inputTensorDesc);
-    cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&c, sizeof c);
-    cubind_mock_expect_arg(&h, sizeof h);
-    cubind_mock_expect_arg(&w, sizeof w);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution2d_forward_output_dim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
-    assert_true(cubind_mock_matches("cudnnGetConvolution2dForwardOutputDim"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolution2dForwardOutputDim", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&inputTensorDesc, sizeof inputTensorDesc);
+        cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&c, sizeof c);
+        cubind_mock_expect_arg(&h, sizeof h);
+        cubind_mock_expect_arg(&w, sizeof w);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution2d_forward_output_dim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+        assert_true(cubind_mock_matches("cudnnGetConvolution2dForwardOutputDim"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolution2dForwardOutputDim", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_nd_forward_output_dim(void **cubind_state)
@@ -5097,20 +6202,26 @@ static void test_cubind_cudnn_get_convolution_nd_forward_output_dim(void **cubin
     int *tensorOuputDimA = (int *)(uintptr_t)0x100b7050u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&inputTensorDesc, sizeof inputTensorDesc);
-    cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
-    cubind_mock_expect_arg(&nbDims, sizeof nbDims);
-    cubind_mock_expect_arg(&tensorOuputDimA, sizeof tensorOuputDimA);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution_nd_forward_output_dim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
-    assert_true(cubind_mock_matches("cudnnGetConvolutionNdForwardOutputDim"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionNdForwardOutputDim", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&inputTensorDesc, sizeof inputTensorDesc);
+        cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
+        cubind_mock_expect_arg(&nbDims, sizeof nbDims);
+        cubind_mock_expect_arg(&tensorOuputDimA, sizeof tensorOuputDimA);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution_nd_forward_output_dim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+        assert_true(cubind_mock_matches("cudnnGetConvolutionNdForwardOutputDim"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionNdForwardOutputDim", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_forward_algorithm_max_count(void **cubind_state)
@@ -5119,17 +6230,23 @@ static void test_cubind_cudnn_get_convolution_forward_algorithm_max_count(void *
     int *count = (int *)(uintptr_t)0x100b8020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_BAD_LAUNCH_PARAM;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution_forward_algorithm_max_count(handle, count);
-    assert_true(cubind_mock_matches("cudnnGetConvolutionForwardAlgorithmMaxCount"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionForwardAlgorithmMaxCount", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution_forward_algorithm_max_count(handle, count);
+        assert_true(cubind_mock_matches("cudnnGetConvolutionForwardAlgorithmMaxCount"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionForwardAlgorithmMaxCount", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_forward_algorithm_v7(void **cubind_state)
@@ -5144,23 +6261,29 @@ static void test_cubind_cudnn_get_convolution_forward_algorithm_v7(void **cubind
     cudnnConvolutionFwdAlgoPerf_t *perfResults = (cudnnConvolutionFwdAlgoPerf_t *)(uintptr_t)0x100b9080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INTERNAL_ERROR_TEXTURE_CREATION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&srcDesc, sizeof srcDesc);
-    cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&destDesc, sizeof destDesc);
-    cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
-    cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
-    cubind_mock_expect_arg(&perfResults, sizeof perfResults);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution_forward_algorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    assert_true(cubind_mock_matches("cudnnGetConvolutionForwardAlgorithm_v7"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionForwardAlgorithm_v7", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&srcDesc, sizeof srcDesc);
+        cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&destDesc, sizeof destDesc);
+        cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
+        cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
+        cubind_mock_expect_arg(&perfResults, sizeof perfResults);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution_forward_algorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        assert_true(cubind_mock_matches("cudnnGetConvolutionForwardAlgorithm_v7"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionForwardAlgorithm_v7", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_find_convolution_forward_algorithm(void **cubind_state)
@@ -5175,23 +6298,29 @@ static void test_cubind_cudnn_find_convolution_forward_algorithm(void **cubind_s
     cudnnConvolutionFwdAlgoPerf_t *perfResults = (cudnnConvolutionFwdAlgoPerf_t *)(uintptr_t)0x100ba080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&wDesc, sizeof wDesc);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
-    cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
-    cubind_mock_expect_arg(&perfResults, sizeof perfResults);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_find_convolution_forward_algorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    assert_true(cubind_mock_matches("cudnnFindConvolutionForwardAlgorithm"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionForwardAlgorithm", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&wDesc, sizeof wDesc);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
+        cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
+        cubind_mock_expect_arg(&perfResults, sizeof perfResults);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_find_convolution_forward_algorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        assert_true(cubind_mock_matches("cudnnFindConvolutionForwardAlgorithm"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionForwardAlgorithm", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_find_convolution_forward_algorithm_ex(void **cubind_state)
@@ -5211,28 +6340,34 @@ static void test_cubind_cudnn_find_convolution_forward_algorithm_ex(void **cubin
     size_t workSpaceSizeInBytes = (size_t)0x12340000bb0cLL;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&wDesc, sizeof wDesc);
-    cubind_mock_expect_arg(&w, sizeof w);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
-    cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
-    cubind_mock_expect_arg(&perfResults, sizeof perfResults);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_find_convolution_forward_algorithm_ex(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    assert_true(cubind_mock_matches("cudnnFindConvolutionForwardAlgorithmEx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionForwardAlgorithmEx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&wDesc, sizeof wDesc);
+        cubind_mock_expect_arg(&w, sizeof w);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
+        cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
+        cubind_mock_expect_arg(&perfResults, sizeof perfResults);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_find_convolution_forward_algorithm_ex(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+        assert_true(cubind_mock_matches("cudnnFindConvolutionForwardAlgorithmEx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionForwardAlgorithmEx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_im2_col(void **cubind_state)
@@ -5245,21 +6380,27 @@ static void test_cubind_cudnn_im2_col(void **cubind_state)
     void *colBuffer = (void *)(uintptr_t)0x100bc060u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CUBLAS;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&wDesc, sizeof wDesc);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&colBuffer, sizeof colBuffer);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_im2_col(handle, xDesc, x, wDesc, convDesc, colBuffer);
-    assert_true(cubind_mock_matches("cudnnIm2Col"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnIm2Col", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&wDesc, sizeof wDesc);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&colBuffer, sizeof colBuffer);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_im2_col(handle, xDesc, x, wDesc, convDesc, colBuffer);
+        assert_true(cubind_mock_matches("cudnnIm2Col"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnIm2Col", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_reorder_filter_and_bias(void **cubind_state)
@@ -5274,23 +6415,29 @@ static void test_cubind_cudnn_reorder_filter_and_bias(void **cubind_state)
     void *reorderedBiasData = (void *)(uintptr_t)0x100bd080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CUDART;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
-    cubind_mock_expect_arg(&reorderType, sizeof reorderType);
-    cubind_mock_expect_arg(&filterData, sizeof filterData);
-    cubind_mock_expect_arg(&reorderedFilterData, sizeof reorderedFilterData);
-    cubind_mock_expect_arg(&reorderBias, sizeof reorderBias);
-    cubind_mock_expect_arg(&biasData, sizeof biasData);
-    cubind_mock_expect_arg(&reorderedBiasData, sizeof reorderedBiasData);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_reorder_filter_and_bias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
-    assert_true(cubind_mock_matches("cudnnReorderFilterAndBias"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnReorderFilterAndBias", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
+        cubind_mock_expect_arg(&reorderType, sizeof reorderType);
+        cubind_mock_expect_arg(&filterData, sizeof filterData);
+        cubind_mock_expect_arg(&reorderedFilterData, sizeof reorderedFilterData);
+        cubind_mock_expect_arg(&reorderBias, sizeof reorderBias);
+        cubind_mock_expect_arg(&biasData, sizeof biasData);
+        cubind_mock_expect_arg(&reorderedBiasData, sizeof reorderedBiasData);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_reorder_filter_and_bias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+        assert_true(cubind_mock_matches("cudnnReorderFilterAndBias"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnReorderFilterAndBias", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_forward_workspace_size(void **cubind_state)
@@ -5304,22 +6451,28 @@ static void test_cubind_cudnn_get_convolution_forward_workspace_size(void **cubi
     size_t *sizeInBytes = (size_t *)(uintptr_t)0x100be070u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_EXECUTION_FAILED_CURAND;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&wDesc, sizeof wDesc);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution_forward_workspace_size(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
-    assert_true(cubind_mock_matches("cudnnGetConvolutionForwardWorkspaceSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionForwardWorkspaceSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&wDesc, sizeof wDesc);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution_forward_workspace_size(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+        assert_true(cubind_mock_matches("cudnnGetConvolutionForwardWorkspaceSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionForwardWorkspaceSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_convolution_forward(void **cubind_state)
@@ -5339,28 +6492,34 @@ static void test_cubind_cudnn_convolution_forward(void **cubind_state)
     void *y = (void *)(uintptr_t)0x100bf0d0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_INVALID_VALUE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&wDesc, sizeof wDesc);
-    cubind_mock_expect_arg(&w, sizeof w);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_convolution_forward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
-    assert_true(cubind_mock_matches("cudnnConvolutionForward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionForward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&wDesc, sizeof wDesc);
+        cubind_mock_expect_arg(&w, sizeof w);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_convolution_forward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+        assert_true(cubind_mock_matches("cudnnConvolutionForward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionForward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_convolution_bias_activation_forward(void **cubind_state)
@@ -5385,33 +6544,39 @@ static void test_cubind_cudnn_convolution_bias_activation_forward(void **cubind_
     void *y = (void *)(uintptr_t)0x100c0120u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_INITIALIZED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&alpha1, sizeof alpha1);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&wDesc, sizeof wDesc);
-    cubind_mock_expect_arg(&w, sizeof w);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_expect_arg(&alpha2, sizeof alpha2);
-    cubind_mock_expect_arg(&zDesc, sizeof zDesc);
-    cubind_mock_expect_arg(&z, sizeof z);
-    cubind_mock_expect_arg(&biasDesc, sizeof biasDesc);
-    cubind_mock_expect_arg(&bias, sizeof bias);
-    cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
-    cubind_mock_expect_arg(&yDesc, sizeof yDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_convolution_bias_activation_forward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
-    assert_true(cubind_mock_matches("cudnnConvolutionBiasActivationForward"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionBiasActivationForward", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&alpha1, sizeof alpha1);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&wDesc, sizeof wDesc);
+        cubind_mock_expect_arg(&w, sizeof w);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_expect_arg(&alpha2, sizeof alpha2);
+        cubind_mock_expect_arg(&zDesc, sizeof zDesc);
+        cubind_mock_expect_arg(&z, sizeof z);
+        cubind_mock_expect_arg(&biasDesc, sizeof biasDesc);
+        cubind_mock_expect_arg(&bias, sizeof bias);
+        cubind_mock_expect_arg(&activationDesc, sizeof activationDesc);
+        cubind_mock_expect_arg(&yDesc, sizeof yDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_convolution_bias_activation_forward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+        assert_true(cubind_mock_matches("cudnnConvolutionBiasActivationForward"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionBiasActivationForward", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_backward_data_algorithm_max_count(void **cubind_state)
@@ -5420,17 +6585,23 @@ static void test_cubind_cudnn_get_convolution_backward_data_algorithm_max_count(
     int *count = (int *)(uintptr_t)0x100c1020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution_backward_data_algorithm_max_count(handle, count);
-    assert_true(cubind_mock_matches("cudnnGetConvolutionBackwardDataAlgorithmMaxCount"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardDataAlgorithmMaxCount", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution_backward_data_algorithm_max_count(handle, count);
+        assert_true(cubind_mock_matches("cudnnGetConvolutionBackwardDataAlgorithmMaxCount"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardDataAlgorithmMaxCount", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_find_convolution_backward_data_algorithm(void **cubind_state)
@@ -5445,23 +6616,29 @@ static void test_cubind_cudnn_find_convolution_backward_data_algorithm(void **cu
     cudnnConvolutionBwdDataAlgoPerf_t *perfResults = (cudnnConvolutionBwdDataAlgoPerf_t *)(uintptr_t)0x100c2080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_SERIALIZATION_VERSION_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&wDesc, sizeof wDesc);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
-    cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
-    cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
-    cubind_mock_expect_arg(&perfResults, sizeof perfResults);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_find_convolution_backward_data_algorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    assert_true(cubind_mock_matches("cudnnFindConvolutionBackwardDataAlgorithm"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardDataAlgorithm", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&wDesc, sizeof wDesc);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
+        cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
+        cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
+        cubind_mock_expect_arg(&perfResults, sizeof perfResults);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_find_convolution_backward_data_algorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        assert_true(cubind_mock_matches("cudnnFindConvolutionBackwardDataAlgorithm"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardDataAlgorithm", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_find_convolution_backward_data_algorithm_ex(void **cubind_state)
@@ -5481,28 +6658,34 @@ static void test_cubind_cudnn_find_convolution_backward_data_algorithm_ex(void *
     size_t workSpaceSizeInBytes = (size_t)0x12340000c30cLL;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_DEPRECATED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&wDesc, sizeof wDesc);
-    cubind_mock_expect_arg(&w, sizeof w);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&dy, sizeof dy);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
-    cubind_mock_expect_arg(&dx, sizeof dx);
-    cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
-    cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
-    cubind_mock_expect_arg(&perfResults, sizeof perfResults);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_find_convolution_backward_data_algorithm_ex(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    assert_true(cubind_mock_matches("cudnnFindConvolutionBackwardDataAlgorithmEx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardDataAlgorithmEx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&wDesc, sizeof wDesc);
+        cubind_mock_expect_arg(&w, sizeof w);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&dy, sizeof dy);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
+        cubind_mock_expect_arg(&dx, sizeof dx);
+        cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
+        cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
+        cubind_mock_expect_arg(&perfResults, sizeof perfResults);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_find_convolution_backward_data_algorithm_ex(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+        assert_true(cubind_mock_matches("cudnnFindConvolutionBackwardDataAlgorithmEx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardDataAlgorithmEx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_backward_data_algorithm_v7(void **cubind_state)
@@ -5517,23 +6700,29 @@ static void test_cubind_cudnn_get_convolution_backward_data_algorithm_v7(void **
     cudnnConvolutionBwdDataAlgoPerf_t *perfResults = (cudnnConvolutionBwdDataAlgoPerf_t *)(uintptr_t)0x100c4080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_LICENSE_ERROR;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
-    cubind_mock_expect_arg(&diffDesc, sizeof diffDesc);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&gradDesc, sizeof gradDesc);
-    cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
-    cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
-    cubind_mock_expect_arg(&perfResults, sizeof perfResults);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution_backward_data_algorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    assert_true(cubind_mock_matches("cudnnGetConvolutionBackwardDataAlgorithm_v7"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardDataAlgorithm_v7", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
+        cubind_mock_expect_arg(&diffDesc, sizeof diffDesc);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&gradDesc, sizeof gradDesc);
+        cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
+        cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
+        cubind_mock_expect_arg(&perfResults, sizeof perfResults);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution_backward_data_algorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        assert_true(cubind_mock_matches("cudnnGetConvolutionBackwardDataAlgorithm_v7"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardDataAlgorithm_v7", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_backward_data_workspace_size(void **cubind_state)
@@ -5547,22 +6736,28 @@ static void test_cubind_cudnn_get_convolution_backward_data_workspace_size(void 
     size_t *sizeInBytes = (size_t *)(uintptr_t)0x100c5070u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_RUNTIME_IN_PROGRESS;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&wDesc, sizeof wDesc);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution_backward_data_workspace_size(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
-    assert_true(cubind_mock_matches("cudnnGetConvolutionBackwardDataWorkspaceSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardDataWorkspaceSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&wDesc, sizeof wDesc);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution_backward_data_workspace_size(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+        assert_true(cubind_mock_matches("cudnnGetConvolutionBackwardDataWorkspaceSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardDataWorkspaceSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_convolution_backward_data(void **cubind_state)
@@ -5582,28 +6777,34 @@ static void test_cubind_cudnn_convolution_backward_data(void **cubind_state)
     void *dx = (void *)(uintptr_t)0x100c60d0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_RUNTIME_FP_OVERFLOW;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&wDesc, sizeof wDesc);
-    cubind_mock_expect_arg(&w, sizeof w);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&dy, sizeof dy);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
-    cubind_mock_expect_arg(&dx, sizeof dx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_convolution_backward_data(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
-    assert_true(cubind_mock_matches("cudnnConvolutionBackwardData"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionBackwardData", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&wDesc, sizeof wDesc);
+        cubind_mock_expect_arg(&w, sizeof w);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&dy, sizeof dy);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&dxDesc, sizeof dxDesc);
+        cubind_mock_expect_arg(&dx, sizeof dx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_convolution_backward_data(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+        assert_true(cubind_mock_matches("cudnnConvolutionBackwardData"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionBackwardData", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_folded_conv_backward_data_descriptors(void **cubind_state)
@@ -5624,44 +6825,56 @@ static void test_cubind_cudnn_get_folded_conv_backward_data_descriptors(void **c
     cudnnTensorTransformDescriptor_t gradUnfoldTransDesc = (cudnnTensorTransformDescriptor_t)(uintptr_t)0x100c70e0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
-    cubind_mock_expect_arg(&diffDesc, sizeof diffDesc);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&gradDesc, sizeof gradDesc);
-    cubind_mock_expect_arg(&transformFormat, sizeof transformFormat);
-    cubind_mock_expect_arg(&foldedFilterDesc, sizeof foldedFilterDesc);
-    cubind_mock_expect_arg(&paddedDiffDesc, sizeof paddedDiffDesc);
-    cubind_mock_expect_arg(&foldedConvDesc, sizeof foldedConvDesc);
-    cubind_mock_expect_arg(&foldedGradDesc, sizeof foldedGradDesc);
-    cubind_mock_expect_arg(&filterFoldTransDesc, sizeof filterFoldTransDesc);
-    cubind_mock_expect_arg(&diffPadTransDesc, sizeof diffPadTransDesc);
-    cubind_mock_expect_arg(&gradFoldTransDesc, sizeof gradFoldTransDesc);
-    cubind_mock_expect_arg(&gradUnfoldTransDesc, sizeof gradUnfoldTransDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_folded_conv_backward_data_descriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
-    assert_true(cubind_mock_matches("cudnnGetFoldedConvBackwardDataDescriptors"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFoldedConvBackwardDataDescriptors", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&filterDesc, sizeof filterDesc);
+        cubind_mock_expect_arg(&diffDesc, sizeof diffDesc);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&gradDesc, sizeof gradDesc);
+        cubind_mock_expect_arg(&transformFormat, sizeof transformFormat);
+        cubind_mock_expect_arg(&foldedFilterDesc, sizeof foldedFilterDesc);
+        cubind_mock_expect_arg(&paddedDiffDesc, sizeof paddedDiffDesc);
+        cubind_mock_expect_arg(&foldedConvDesc, sizeof foldedConvDesc);
+        cubind_mock_expect_arg(&foldedGradDesc, sizeof foldedGradDesc);
+        cubind_mock_expect_arg(&filterFoldTransDesc, sizeof filterFoldTransDesc);
+        cubind_mock_expect_arg(&diffPadTransDesc, sizeof diffPadTransDesc);
+        cubind_mock_expect_arg(&gradFoldTransDesc, sizeof gradFoldTransDesc);
+        cubind_mock_expect_arg(&gradUnfoldTransDesc, sizeof gradUnfoldTransDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_folded_conv_backward_data_descriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+        assert_true(cubind_mock_matches("cudnnGetFoldedConvBackwardDataDescriptors"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFoldedConvBackwardDataDescriptors", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_cnn_version_check(void **cubind_state)
 {
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_cnn_version_check();
-    assert_true(cubind_mock_matches("cudnnCnnVersionCheck"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCnnVersionCheck", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_cnn_version_check();
+        assert_true(cubind_mock_matches("cudnnCnnVersionCheck"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCnnVersionCheck", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(void **cubind_state)
@@ -5670,17 +6883,23 @@ static void test_cubind_cudnn_get_convolution_backward_filter_algorithm_max_coun
     int *count = (int *)(uintptr_t)0x100c9020u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(handle, count);
-    assert_true(cubind_mock_matches("cudnnGetConvolutionBackwardFilterAlgorithmMaxCount"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardFilterAlgorithmMaxCount", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(handle, count);
+        assert_true(cubind_mock_matches("cudnnGetConvolutionBackwardFilterAlgorithmMaxCount"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardFilterAlgorithmMaxCount", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_find_convolution_backward_filter_algorithm(void **cubind_state)
@@ -5695,23 +6914,29 @@ static void test_cubind_cudnn_find_convolution_backward_filter_algorithm(void **
     cudnnConvolutionBwdFilterAlgoPerf_t *perfResults = (cudnnConvolutionBwdFilterAlgoPerf_t *)(uintptr_t)0x100ca080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&dwDesc, sizeof dwDesc);
-    cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
-    cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
-    cubind_mock_expect_arg(&perfResults, sizeof perfResults);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_find_convolution_backward_filter_algorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    assert_true(cubind_mock_matches("cudnnFindConvolutionBackwardFilterAlgorithm"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardFilterAlgorithm", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&dwDesc, sizeof dwDesc);
+        cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
+        cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
+        cubind_mock_expect_arg(&perfResults, sizeof perfResults);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_find_convolution_backward_filter_algorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        assert_true(cubind_mock_matches("cudnnFindConvolutionBackwardFilterAlgorithm"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardFilterAlgorithm", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_find_convolution_backward_filter_algorithm_ex(void **cubind_state)
@@ -5731,28 +6956,34 @@ static void test_cubind_cudnn_find_convolution_backward_filter_algorithm_ex(void
     size_t workSpaceSizeInBytes = (size_t)0x12340000cb0cLL;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&dwDesc, sizeof dwDesc);
-    cubind_mock_expect_arg(&dw, sizeof dw);
-    cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
-    cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
-    cubind_mock_expect_arg(&perfResults, sizeof perfResults);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_find_convolution_backward_filter_algorithm_ex(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    assert_true(cubind_mock_matches("cudnnFindConvolutionBackwardFilterAlgorithmEx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardFilterAlgorithmEx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&dwDesc, sizeof dwDesc);
+        cubind_mock_expect_arg(&dw, sizeof dw);
+        cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
+        cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
+        cubind_mock_expect_arg(&perfResults, sizeof perfResults);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_find_convolution_backward_filter_algorithm_ex(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+        assert_true(cubind_mock_matches("cudnnFindConvolutionBackwardFilterAlgorithmEx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardFilterAlgorithmEx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_backward_filter_algorithm_v7(void **cubind_state)
@@ -5767,23 +6998,29 @@ static void test_cubind_cudnn_get_convolution_backward_filter_algorithm_v7(void 
     cudnnConvolutionBwdFilterAlgoPerf_t *perfResults = (cudnnConvolutionBwdFilterAlgoPerf_t *)(uintptr_t)0x100cc080u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_OUT_OF_BOUND;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&srcDesc, sizeof srcDesc);
-    cubind_mock_expect_arg(&diffDesc, sizeof diffDesc);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&gradDesc, sizeof gradDesc);
-    cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
-    cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
-    cubind_mock_expect_arg(&perfResults, sizeof perfResults);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution_backward_filter_algorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    assert_true(cubind_mock_matches("cudnnGetConvolutionBackwardFilterAlgorithm_v7"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardFilterAlgorithm_v7", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&srcDesc, sizeof srcDesc);
+        cubind_mock_expect_arg(&diffDesc, sizeof diffDesc);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&gradDesc, sizeof gradDesc);
+        cubind_mock_expect_arg(&requestedAlgoCount, sizeof requestedAlgoCount);
+        cubind_mock_expect_arg(&returnedAlgoCount, sizeof returnedAlgoCount);
+        cubind_mock_expect_arg(&perfResults, sizeof perfResults);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution_backward_filter_algorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        assert_true(cubind_mock_matches("cudnnGetConvolutionBackwardFilterAlgorithm_v7"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardFilterAlgorithm_v7", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_backward_filter_workspace_size(void **cubind_state)
@@ -5797,22 +7034,28 @@ static void test_cubind_cudnn_get_convolution_backward_filter_workspace_size(voi
     size_t *sizeInBytes = (size_t *)(uintptr_t)0x100cd070u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&gradDesc, sizeof gradDesc);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_convolution_backward_filter_workspace_size(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
-    assert_true(cubind_mock_matches("cudnnGetConvolutionBackwardFilterWorkspaceSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardFilterWorkspaceSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&gradDesc, sizeof gradDesc);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&sizeInBytes, sizeof sizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_convolution_backward_filter_workspace_size(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+        assert_true(cubind_mock_matches("cudnnGetConvolutionBackwardFilterWorkspaceSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardFilterWorkspaceSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_convolution_backward_filter(void **cubind_state)
@@ -5832,28 +7075,34 @@ static void test_cubind_cudnn_convolution_backward_filter(void **cubind_state)
     void *dw = (void *)(uintptr_t)0x100ce0d0u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&xDesc, sizeof xDesc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&dy, sizeof dy);
-    cubind_mock_expect_arg(&convDesc, sizeof convDesc);
-    cubind_mock_expect_arg(&algo, sizeof algo);
-    cubind_mock_expect_arg(&workSpace, sizeof workSpace);
-    cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&dwDesc, sizeof dwDesc);
-    cubind_mock_expect_arg(&dw, sizeof dw);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_convolution_backward_filter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
-    assert_true(cubind_mock_matches("cudnnConvolutionBackwardFilter"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionBackwardFilter", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&xDesc, sizeof xDesc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&dy, sizeof dy);
+        cubind_mock_expect_arg(&convDesc, sizeof convDesc);
+        cubind_mock_expect_arg(&algo, sizeof algo);
+        cubind_mock_expect_arg(&workSpace, sizeof workSpace);
+        cubind_mock_expect_arg(&workSpaceSizeInBytes, sizeof workSpaceSizeInBytes);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&dwDesc, sizeof dwDesc);
+        cubind_mock_expect_arg(&dw, sizeof dw);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_convolution_backward_filter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+        assert_true(cubind_mock_matches("cudnnConvolutionBackwardFilter"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionBackwardFilter", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_convolution_backward_bias(void **cubind_state)
@@ -5867,22 +7116,28 @@ static void test_cubind_cudnn_convolution_backward_bias(void **cubind_state)
     void *db = (void *)(uintptr_t)0x100cf070u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&alpha, sizeof alpha);
-    cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
-    cubind_mock_expect_arg(&dy, sizeof dy);
-    cubind_mock_expect_arg(&beta, sizeof beta);
-    cubind_mock_expect_arg(&dbDesc, sizeof dbDesc);
-    cubind_mock_expect_arg(&db, sizeof db);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_convolution_backward_bias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
-    assert_true(cubind_mock_matches("cudnnConvolutionBackwardBias"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionBackwardBias", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&alpha, sizeof alpha);
+        cubind_mock_expect_arg(&dyDesc, sizeof dyDesc);
+        cubind_mock_expect_arg(&dy, sizeof dy);
+        cubind_mock_expect_arg(&beta, sizeof beta);
+        cubind_mock_expect_arg(&dbDesc, sizeof dbDesc);
+        cubind_mock_expect_arg(&db, sizeof db);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_convolution_backward_bias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
+        assert_true(cubind_mock_matches("cudnnConvolutionBackwardBias"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionBackwardBias", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_fused_ops_const_param_pack(void **cubind_state)
@@ -5891,17 +7146,23 @@ static void test_cubind_cudnn_create_fused_ops_const_param_pack(void **cubind_st
     cudnnFusedOps_t ops = (cudnnFusedOps_t)65;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&constPack, sizeof constPack);
-    cubind_mock_expect_arg(&ops, sizeof ops);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_fused_ops_const_param_pack(constPack, ops);
-    assert_true(cubind_mock_matches("cudnnCreateFusedOpsConstParamPack"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFusedOpsConstParamPack", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&constPack, sizeof constPack);
+        cubind_mock_expect_arg(&ops, sizeof ops);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_fused_ops_const_param_pack(constPack, ops);
+        assert_true(cubind_mock_matches("cudnnCreateFusedOpsConstParamPack"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFusedOpsConstParamPack", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_fused_ops_const_param_pack(void **cubind_state)
@@ -5909,16 +7170,22 @@ static void test_cubind_cudnn_destroy_fused_ops_const_param_pack(void **cubind_s
     cudnnFusedOpsConstParamPack_t constPack = (cudnnFusedOpsConstParamPack_t)(uintptr_t)0x100d1010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&constPack, sizeof constPack);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_fused_ops_const_param_pack(constPack);
-    assert_true(cubind_mock_matches("cudnnDestroyFusedOpsConstParamPack"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyFusedOpsConstParamPack", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&constPack, sizeof constPack);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_fused_ops_const_param_pack(constPack);
+        assert_true(cubind_mock_matches("cudnnDestroyFusedOpsConstParamPack"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyFusedOpsConstParamPack", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_fused_ops_const_param_pack_attribute(void **cubind_state)
@@ -5928,18 +7195,24 @@ static void test_cubind_cudnn_set_fused_ops_const_param_pack_attribute(void **cu
     const void *param = (const void *)(uintptr_t)0x100d2030u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_CUDA_GRAPH_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&constPack, sizeof constPack);
-    cubind_mock_expect_arg(&paramLabel, sizeof paramLabel);
-    cubind_mock_expect_arg(&param, sizeof param);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_fused_ops_const_param_pack_attribute(constPack, paramLabel, param);
-    assert_true(cubind_mock_matches("cudnnSetFusedOpsConstParamPackAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetFusedOpsConstParamPackAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&constPack, sizeof constPack);
+        cubind_mock_expect_arg(&paramLabel, sizeof paramLabel);
+        cubind_mock_expect_arg(&param, sizeof param);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_fused_ops_const_param_pack_attribute(constPack, paramLabel, param);
+        assert_true(cubind_mock_matches("cudnnSetFusedOpsConstParamPackAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetFusedOpsConstParamPackAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_fused_ops_const_param_pack_attribute(void **cubind_state)
@@ -5950,19 +7223,25 @@ static void test_cubind_cudnn_get_fused_ops_const_param_pack_attribute(void **cu
     int *isNULL = (int *)(uintptr_t)0x100d3040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_BAD_PARAM_DESCRIPTOR_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&constPack, sizeof constPack);
-    cubind_mock_expect_arg(&paramLabel, sizeof paramLabel);
-    cubind_mock_expect_arg(&param, sizeof param);
-    cubind_mock_expect_arg(&isNULL, sizeof isNULL);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_fused_ops_const_param_pack_attribute(constPack, paramLabel, param, isNULL);
-    assert_true(cubind_mock_matches("cudnnGetFusedOpsConstParamPackAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFusedOpsConstParamPackAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&constPack, sizeof constPack);
+        cubind_mock_expect_arg(&paramLabel, sizeof paramLabel);
+        cubind_mock_expect_arg(&param, sizeof param);
+        cubind_mock_expect_arg(&isNULL, sizeof isNULL);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_fused_ops_const_param_pack_attribute(constPack, paramLabel, param, isNULL);
+        assert_true(cubind_mock_matches("cudnnGetFusedOpsConstParamPackAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFusedOpsConstParamPackAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_fused_ops_variant_param_pack(void **cubind_state)
@@ -5971,17 +7250,23 @@ static void test_cubind_cudnn_create_fused_ops_variant_param_pack(void **cubind_
     cudnnFusedOps_t ops = (cudnnFusedOps_t)65;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&varPack, sizeof varPack);
-    cubind_mock_expect_arg(&ops, sizeof ops);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_fused_ops_variant_param_pack(varPack, ops);
-    assert_true(cubind_mock_matches("cudnnCreateFusedOpsVariantParamPack"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFusedOpsVariantParamPack", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&varPack, sizeof varPack);
+        cubind_mock_expect_arg(&ops, sizeof ops);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_fused_ops_variant_param_pack(varPack, ops);
+        assert_true(cubind_mock_matches("cudnnCreateFusedOpsVariantParamPack"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFusedOpsVariantParamPack", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_fused_ops_variant_param_pack(void **cubind_state)
@@ -5989,16 +7274,22 @@ static void test_cubind_cudnn_destroy_fused_ops_variant_param_pack(void **cubind
     cudnnFusedOpsVariantParamPack_t varPack = (cudnnFusedOpsVariantParamPack_t)(uintptr_t)0x100d5010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&varPack, sizeof varPack);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_fused_ops_variant_param_pack(varPack);
-    assert_true(cubind_mock_matches("cudnnDestroyFusedOpsVariantParamPack"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyFusedOpsVariantParamPack", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&varPack, sizeof varPack);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_fused_ops_variant_param_pack(varPack);
+        assert_true(cubind_mock_matches("cudnnDestroyFusedOpsVariantParamPack"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyFusedOpsVariantParamPack", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_set_fused_ops_variant_param_pack_attribute(void **cubind_state)
@@ -6008,18 +7299,24 @@ static void test_cubind_cudnn_set_fused_ops_variant_param_pack_attribute(void **
     void *ptr = (void *)(uintptr_t)0x100d6030u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_SHAPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&varPack, sizeof varPack);
-    cubind_mock_expect_arg(&paramLabel, sizeof paramLabel);
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_set_fused_ops_variant_param_pack_attribute(varPack, paramLabel, ptr);
-    assert_true(cubind_mock_matches("cudnnSetFusedOpsVariantParamPackAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetFusedOpsVariantParamPackAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&varPack, sizeof varPack);
+        cubind_mock_expect_arg(&paramLabel, sizeof paramLabel);
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_set_fused_ops_variant_param_pack_attribute(varPack, paramLabel, ptr);
+        assert_true(cubind_mock_matches("cudnnSetFusedOpsVariantParamPackAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetFusedOpsVariantParamPackAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_get_fused_ops_variant_param_pack_attribute(void **cubind_state)
@@ -6029,18 +7326,24 @@ static void test_cubind_cudnn_get_fused_ops_variant_param_pack_attribute(void **
     void *ptr = (void *)(uintptr_t)0x100d7030u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&varPack, sizeof varPack);
-    cubind_mock_expect_arg(&paramLabel, sizeof paramLabel);
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_get_fused_ops_variant_param_pack_attribute(varPack, paramLabel, ptr);
-    assert_true(cubind_mock_matches("cudnnGetFusedOpsVariantParamPackAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFusedOpsVariantParamPackAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&varPack, sizeof varPack);
+        cubind_mock_expect_arg(&paramLabel, sizeof paramLabel);
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_get_fused_ops_variant_param_pack_attribute(varPack, paramLabel, ptr);
+        assert_true(cubind_mock_matches("cudnnGetFusedOpsVariantParamPackAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFusedOpsVariantParamPackAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_create_fused_ops_plan(void **cubind_state)
@@ -6049,17 +7352,23 @@ static void test_cubind_cudnn_create_fused_ops_plan(void **cubind_state)
     cudnnFusedOps_t ops = (cudnnFusedOps_t)65;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_LAYOUT;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&ops, sizeof ops);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_create_fused_ops_plan(plan, ops);
-    assert_true(cubind_mock_matches("cudnnCreateFusedOpsPlan"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFusedOpsPlan", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&ops, sizeof ops);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_create_fused_ops_plan(plan, ops);
+        assert_true(cubind_mock_matches("cudnnCreateFusedOpsPlan"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFusedOpsPlan", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_destroy_fused_ops_plan(void **cubind_state)
@@ -6067,16 +7376,22 @@ static void test_cubind_cudnn_destroy_fused_ops_plan(void **cubind_state)
     cudnnFusedOpsPlan_t plan = (cudnnFusedOpsPlan_t)(uintptr_t)0x100d9010u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_destroy_fused_ops_plan(plan);
-    assert_true(cubind_mock_matches("cudnnDestroyFusedOpsPlan"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyFusedOpsPlan", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_destroy_fused_ops_plan(plan);
+        assert_true(cubind_mock_matches("cudnnDestroyFusedOpsPlan"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyFusedOpsPlan", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_make_fused_ops_plan(void **cubind_state)
@@ -6087,19 +7402,25 @@ static void test_cubind_cudnn_make_fused_ops_plan(void **cubind_state)
     size_t *workspaceSizeInBytes = (size_t *)(uintptr_t)0x100da040u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&constPack, sizeof constPack);
-    cubind_mock_expect_arg(&workspaceSizeInBytes, sizeof workspaceSizeInBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_make_fused_ops_plan(handle, plan, constPack, workspaceSizeInBytes);
-    assert_true(cubind_mock_matches("cudnnMakeFusedOpsPlan"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnMakeFusedOpsPlan", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&constPack, sizeof constPack);
+        cubind_mock_expect_arg(&workspaceSizeInBytes, sizeof workspaceSizeInBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_make_fused_ops_plan(handle, plan, constPack, workspaceSizeInBytes);
+        assert_true(cubind_mock_matches("cudnnMakeFusedOpsPlan"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnMakeFusedOpsPlan", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cudnn_fused_ops_execute(void **cubind_state)
@@ -6109,18 +7430,24 @@ static void test_cubind_cudnn_fused_ops_execute(void **cubind_state)
     cudnnFusedOpsVariantParamPack_t varPack = (cudnnFusedOpsVariantParamPack_t)(uintptr_t)0x100db030u;
     const cudnnStatus_t cubind_expected = CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH;
     cudnnStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&varPack, sizeof varPack);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cudnn_fused_ops_execute(handle, plan, varPack);
-    assert_true(cubind_mock_matches("cudnnFusedOpsExecute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFusedOpsExecute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&varPack, sizeof varPack);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cudnn_fused_ops_execute(handle, plan, varPack);
+        assert_true(cubind_mock_matches("cudnnFusedOpsExecute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFusedOpsExecute", (int)cubind_expected);
+    }
 }
 
 const struct CMUnitTest cubind_passthrough_cudnn[] = {

@@ -16,6 +16,13 @@
 #include "passthrough.h"
 #include "recorder.h"
 
+/* Built twice: as passthrough, and with CUBIND_INLINE as passthrough-inline. */
+#if defined(CUBIND_INLINE)
+#define INLINE_FORM 1
+#else
+#define INLINE_FORM 0
+#endif
+
 
 static void test_cubind_cufft_plan1d(void **cubind_state)
 {
@@ -25,19 +32,25 @@ static void test_cubind_cufft_plan1d(void **cubind_state)
     int batch = (int)0x120003;
     const cufftResult cubind_expected = CUFFT_INVALID_PLAN;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&nx, sizeof nx);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&batch, sizeof batch);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_plan1d(plan, nx, type, batch);
-    assert_true(cubind_mock_matches("cufftPlan1d"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan1d", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&nx, sizeof nx);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&batch, sizeof batch);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_plan1d(plan, nx, type, batch);
+        assert_true(cubind_mock_matches("cufftPlan1d"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan1d", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_plan2d(void **cubind_state)
@@ -48,19 +61,25 @@ static void test_cubind_cufft_plan2d(void **cubind_state)
     cufftType type = (cufftType)67;
     const cufftResult cubind_expected = CUFFT_ALLOC_FAILED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&nx, sizeof nx);
-    cubind_mock_expect_arg(&ny, sizeof ny);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_plan2d(plan, nx, ny, type);
-    assert_true(cubind_mock_matches("cufftPlan2d"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan2d", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&nx, sizeof nx);
+        cubind_mock_expect_arg(&ny, sizeof ny);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_plan2d(plan, nx, ny, type);
+        assert_true(cubind_mock_matches("cufftPlan2d"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan2d", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_plan3d(void **cubind_state)
@@ -72,20 +91,26 @@ static void test_cubind_cufft_plan3d(void **cubind_state)
     cufftType type = (cufftType)68;
     const cufftResult cubind_expected = CUFFT_INVALID_TYPE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&nx, sizeof nx);
-    cubind_mock_expect_arg(&ny, sizeof ny);
-    cubind_mock_expect_arg(&nz, sizeof nz);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_plan3d(plan, nx, ny, nz, type);
-    assert_true(cubind_mock_matches("cufftPlan3d"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan3d", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&nx, sizeof nx);
+        cubind_mock_expect_arg(&ny, sizeof ny);
+        cubind_mock_expect_arg(&nz, sizeof nz);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_plan3d(plan, nx, ny, nz, type);
+        assert_true(cubind_mock_matches("cufftPlan3d"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan3d", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_plan_many(void **cubind_state)
@@ -103,26 +128,32 @@ static void test_cubind_cufft_plan_many(void **cubind_state)
     int batch = (int)0x1200ca;
     const cufftResult cubind_expected = CUFFT_INVALID_VALUE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&rank, sizeof rank);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&inembed, sizeof inembed);
-    cubind_mock_expect_arg(&istride, sizeof istride);
-    cubind_mock_expect_arg(&idist, sizeof idist);
-    cubind_mock_expect_arg(&onembed, sizeof onembed);
-    cubind_mock_expect_arg(&ostride, sizeof ostride);
-    cubind_mock_expect_arg(&odist, sizeof odist);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&batch, sizeof batch);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_plan_many(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-    assert_true(cubind_mock_matches("cufftPlanMany"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlanMany", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&rank, sizeof rank);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&inembed, sizeof inembed);
+        cubind_mock_expect_arg(&istride, sizeof istride);
+        cubind_mock_expect_arg(&idist, sizeof idist);
+        cubind_mock_expect_arg(&onembed, sizeof onembed);
+        cubind_mock_expect_arg(&ostride, sizeof ostride);
+        cubind_mock_expect_arg(&odist, sizeof odist);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&batch, sizeof batch);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_plan_many(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+        assert_true(cubind_mock_matches("cufftPlanMany"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlanMany", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_make_plan1d(void **cubind_state)
@@ -134,20 +165,26 @@ static void test_cubind_cufft_make_plan1d(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x10004050u;
     const cufftResult cubind_expected = CUFFT_INTERNAL_ERROR;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&nx, sizeof nx);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&batch, sizeof batch);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_make_plan1d(plan, nx, type, batch, workSize);
-    assert_true(cubind_mock_matches("cufftMakePlan1d"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan1d", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&nx, sizeof nx);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&batch, sizeof batch);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_make_plan1d(plan, nx, type, batch, workSize);
+        assert_true(cubind_mock_matches("cufftMakePlan1d"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan1d", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_make_plan2d(void **cubind_state)
@@ -159,20 +196,26 @@ static void test_cubind_cufft_make_plan2d(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x10005050u;
     const cufftResult cubind_expected = CUFFT_EXEC_FAILED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&nx, sizeof nx);
-    cubind_mock_expect_arg(&ny, sizeof ny);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_make_plan2d(plan, nx, ny, type, workSize);
-    assert_true(cubind_mock_matches("cufftMakePlan2d"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan2d", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&nx, sizeof nx);
+        cubind_mock_expect_arg(&ny, sizeof ny);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_make_plan2d(plan, nx, ny, type, workSize);
+        assert_true(cubind_mock_matches("cufftMakePlan2d"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan2d", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_make_plan3d(void **cubind_state)
@@ -185,21 +228,27 @@ static void test_cubind_cufft_make_plan3d(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x10006060u;
     const cufftResult cubind_expected = CUFFT_SETUP_FAILED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&nx, sizeof nx);
-    cubind_mock_expect_arg(&ny, sizeof ny);
-    cubind_mock_expect_arg(&nz, sizeof nz);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_make_plan3d(plan, nx, ny, nz, type, workSize);
-    assert_true(cubind_mock_matches("cufftMakePlan3d"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan3d", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&nx, sizeof nx);
+        cubind_mock_expect_arg(&ny, sizeof ny);
+        cubind_mock_expect_arg(&nz, sizeof nz);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_make_plan3d(plan, nx, ny, nz, type, workSize);
+        assert_true(cubind_mock_matches("cufftMakePlan3d"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan3d", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_make_plan_many(void **cubind_state)
@@ -218,27 +267,33 @@ static void test_cubind_cufft_make_plan_many(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x100070c0u;
     const cufftResult cubind_expected = CUFFT_INVALID_SIZE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&rank, sizeof rank);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&inembed, sizeof inembed);
-    cubind_mock_expect_arg(&istride, sizeof istride);
-    cubind_mock_expect_arg(&idist, sizeof idist);
-    cubind_mock_expect_arg(&onembed, sizeof onembed);
-    cubind_mock_expect_arg(&ostride, sizeof ostride);
-    cubind_mock_expect_arg(&odist, sizeof odist);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&batch, sizeof batch);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_make_plan_many(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    assert_true(cubind_mock_matches("cufftMakePlanMany"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlanMany", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&rank, sizeof rank);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&inembed, sizeof inembed);
+        cubind_mock_expect_arg(&istride, sizeof istride);
+        cubind_mock_expect_arg(&idist, sizeof idist);
+        cubind_mock_expect_arg(&onembed, sizeof onembed);
+        cubind_mock_expect_arg(&ostride, sizeof ostride);
+        cubind_mock_expect_arg(&odist, sizeof odist);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&batch, sizeof batch);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_make_plan_many(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        assert_true(cubind_mock_matches("cufftMakePlanMany"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlanMany", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_make_plan_many64(void **cubind_state)
@@ -257,27 +312,33 @@ static void test_cubind_cufft_make_plan_many64(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x100080c0u;
     const cufftResult cubind_expected = CUFFT_UNALIGNED_DATA;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&rank, sizeof rank);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&inembed, sizeof inembed);
-    cubind_mock_expect_arg(&istride, sizeof istride);
-    cubind_mock_expect_arg(&idist, sizeof idist);
-    cubind_mock_expect_arg(&onembed, sizeof onembed);
-    cubind_mock_expect_arg(&ostride, sizeof ostride);
-    cubind_mock_expect_arg(&odist, sizeof odist);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&batch, sizeof batch);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_make_plan_many64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    assert_true(cubind_mock_matches("cufftMakePlanMany64"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlanMany64", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&rank, sizeof rank);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&inembed, sizeof inembed);
+        cubind_mock_expect_arg(&istride, sizeof istride);
+        cubind_mock_expect_arg(&idist, sizeof idist);
+        cubind_mock_expect_arg(&onembed, sizeof onembed);
+        cubind_mock_expect_arg(&ostride, sizeof ostride);
+        cubind_mock_expect_arg(&odist, sizeof odist);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&batch, sizeof batch);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_make_plan_many64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        assert_true(cubind_mock_matches("cufftMakePlanMany64"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlanMany64", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_get_size_many64(void **cubind_state)
@@ -296,27 +357,33 @@ static void test_cubind_cufft_get_size_many64(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x100090c0u;
     const cufftResult cubind_expected = CUFFT_INVALID_DEVICE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&rank, sizeof rank);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&inembed, sizeof inembed);
-    cubind_mock_expect_arg(&istride, sizeof istride);
-    cubind_mock_expect_arg(&idist, sizeof idist);
-    cubind_mock_expect_arg(&onembed, sizeof onembed);
-    cubind_mock_expect_arg(&ostride, sizeof ostride);
-    cubind_mock_expect_arg(&odist, sizeof odist);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&batch, sizeof batch);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_get_size_many64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    assert_true(cubind_mock_matches("cufftGetSizeMany64"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSizeMany64", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&rank, sizeof rank);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&inembed, sizeof inembed);
+        cubind_mock_expect_arg(&istride, sizeof istride);
+        cubind_mock_expect_arg(&idist, sizeof idist);
+        cubind_mock_expect_arg(&onembed, sizeof onembed);
+        cubind_mock_expect_arg(&ostride, sizeof ostride);
+        cubind_mock_expect_arg(&odist, sizeof odist);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&batch, sizeof batch);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_get_size_many64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        assert_true(cubind_mock_matches("cufftGetSizeMany64"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSizeMany64", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_estimate1d(void **cubind_state)
@@ -327,19 +394,25 @@ static void test_cubind_cufft_estimate1d(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x1000a040u;
     const cufftResult cubind_expected = CUFFT_NO_WORKSPACE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&nx, sizeof nx);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&batch, sizeof batch);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_estimate1d(nx, type, batch, workSize);
-    assert_true(cubind_mock_matches("cufftEstimate1d"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate1d", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&nx, sizeof nx);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&batch, sizeof batch);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_estimate1d(nx, type, batch, workSize);
+        assert_true(cubind_mock_matches("cufftEstimate1d"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate1d", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_estimate2d(void **cubind_state)
@@ -350,19 +423,25 @@ static void test_cubind_cufft_estimate2d(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x1000b040u;
     const cufftResult cubind_expected = CUFFT_NOT_IMPLEMENTED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&nx, sizeof nx);
-    cubind_mock_expect_arg(&ny, sizeof ny);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_estimate2d(nx, ny, type, workSize);
-    assert_true(cubind_mock_matches("cufftEstimate2d"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate2d", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&nx, sizeof nx);
+        cubind_mock_expect_arg(&ny, sizeof ny);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_estimate2d(nx, ny, type, workSize);
+        assert_true(cubind_mock_matches("cufftEstimate2d"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate2d", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_estimate3d(void **cubind_state)
@@ -374,20 +453,26 @@ static void test_cubind_cufft_estimate3d(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x1000c050u;
     const cufftResult cubind_expected = CUFFT_NOT_SUPPORTED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&nx, sizeof nx);
-    cubind_mock_expect_arg(&ny, sizeof ny);
-    cubind_mock_expect_arg(&nz, sizeof nz);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_estimate3d(nx, ny, nz, type, workSize);
-    assert_true(cubind_mock_matches("cufftEstimate3d"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate3d", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&nx, sizeof nx);
+        cubind_mock_expect_arg(&ny, sizeof ny);
+        cubind_mock_expect_arg(&nz, sizeof nz);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_estimate3d(nx, ny, nz, type, workSize);
+        assert_true(cubind_mock_matches("cufftEstimate3d"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate3d", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_estimate_many(void **cubind_state)
@@ -405,26 +490,32 @@ static void test_cubind_cufft_estimate_many(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x1000d0b0u;
     const cufftResult cubind_expected = CUFFT_MISSING_DEPENDENCY;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&rank, sizeof rank);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&inembed, sizeof inembed);
-    cubind_mock_expect_arg(&istride, sizeof istride);
-    cubind_mock_expect_arg(&idist, sizeof idist);
-    cubind_mock_expect_arg(&onembed, sizeof onembed);
-    cubind_mock_expect_arg(&ostride, sizeof ostride);
-    cubind_mock_expect_arg(&odist, sizeof odist);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&batch, sizeof batch);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_estimate_many(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    assert_true(cubind_mock_matches("cufftEstimateMany"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimateMany", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&rank, sizeof rank);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&inembed, sizeof inembed);
+        cubind_mock_expect_arg(&istride, sizeof istride);
+        cubind_mock_expect_arg(&idist, sizeof idist);
+        cubind_mock_expect_arg(&onembed, sizeof onembed);
+        cubind_mock_expect_arg(&ostride, sizeof ostride);
+        cubind_mock_expect_arg(&odist, sizeof odist);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&batch, sizeof batch);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_estimate_many(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        assert_true(cubind_mock_matches("cufftEstimateMany"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimateMany", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_create(void **cubind_state)
@@ -432,16 +523,22 @@ static void test_cubind_cufft_create(void **cubind_state)
     cufftHandle *handle = (cufftHandle *)(uintptr_t)0x1000e010u;
     const cufftResult cubind_expected = CUFFT_NVRTC_FAILURE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_create(handle);
-    assert_true(cubind_mock_matches("cufftCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_create(handle);
+        assert_true(cubind_mock_matches("cufftCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_get_size1d(void **cubind_state)
@@ -453,20 +550,26 @@ static void test_cubind_cufft_get_size1d(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x1000f050u;
     const cufftResult cubind_expected = CUFFT_NVJITLINK_FAILURE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&nx, sizeof nx);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&batch, sizeof batch);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_get_size1d(handle, nx, type, batch, workSize);
-    assert_true(cubind_mock_matches("cufftGetSize1d"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize1d", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&nx, sizeof nx);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&batch, sizeof batch);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_get_size1d(handle, nx, type, batch, workSize);
+        assert_true(cubind_mock_matches("cufftGetSize1d"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize1d", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_get_size2d(void **cubind_state)
@@ -478,20 +581,26 @@ static void test_cubind_cufft_get_size2d(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x10010050u;
     const cufftResult cubind_expected = CUFFT_NVSHMEM_FAILURE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&nx, sizeof nx);
-    cubind_mock_expect_arg(&ny, sizeof ny);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_get_size2d(handle, nx, ny, type, workSize);
-    assert_true(cubind_mock_matches("cufftGetSize2d"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize2d", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&nx, sizeof nx);
+        cubind_mock_expect_arg(&ny, sizeof ny);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_get_size2d(handle, nx, ny, type, workSize);
+        assert_true(cubind_mock_matches("cufftGetSize2d"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize2d", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_get_size3d(void **cubind_state)
@@ -504,21 +613,27 @@ static void test_cubind_cufft_get_size3d(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x10011060u;
     const cufftResult cubind_expected = CUFFT_INVALID_PLAN;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&nx, sizeof nx);
-    cubind_mock_expect_arg(&ny, sizeof ny);
-    cubind_mock_expect_arg(&nz, sizeof nz);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_get_size3d(handle, nx, ny, nz, type, workSize);
-    assert_true(cubind_mock_matches("cufftGetSize3d"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize3d", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&nx, sizeof nx);
+        cubind_mock_expect_arg(&ny, sizeof ny);
+        cubind_mock_expect_arg(&nz, sizeof nz);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_get_size3d(handle, nx, ny, nz, type, workSize);
+        assert_true(cubind_mock_matches("cufftGetSize3d"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize3d", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_get_size_many(void **cubind_state)
@@ -537,27 +652,33 @@ static void test_cubind_cufft_get_size_many(void **cubind_state)
     size_t *workArea = (size_t *)(uintptr_t)0x100120c0u;
     const cufftResult cubind_expected = CUFFT_ALLOC_FAILED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&rank, sizeof rank);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&inembed, sizeof inembed);
-    cubind_mock_expect_arg(&istride, sizeof istride);
-    cubind_mock_expect_arg(&idist, sizeof idist);
-    cubind_mock_expect_arg(&onembed, sizeof onembed);
-    cubind_mock_expect_arg(&ostride, sizeof ostride);
-    cubind_mock_expect_arg(&odist, sizeof odist);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&batch, sizeof batch);
-    cubind_mock_expect_arg(&workArea, sizeof workArea);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_get_size_many(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-    assert_true(cubind_mock_matches("cufftGetSizeMany"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSizeMany", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&rank, sizeof rank);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&inembed, sizeof inembed);
+        cubind_mock_expect_arg(&istride, sizeof istride);
+        cubind_mock_expect_arg(&idist, sizeof idist);
+        cubind_mock_expect_arg(&onembed, sizeof onembed);
+        cubind_mock_expect_arg(&ostride, sizeof ostride);
+        cubind_mock_expect_arg(&odist, sizeof odist);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&batch, sizeof batch);
+        cubind_mock_expect_arg(&workArea, sizeof workArea);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_get_size_many(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+        assert_true(cubind_mock_matches("cufftGetSizeMany"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSizeMany", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_get_size(void **cubind_state)
@@ -566,17 +687,23 @@ static void test_cubind_cufft_get_size(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x10013020u;
     const cufftResult cubind_expected = CUFFT_INVALID_TYPE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_get_size(handle, workSize);
-    assert_true(cubind_mock_matches("cufftGetSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_get_size(handle, workSize);
+        assert_true(cubind_mock_matches("cufftGetSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_set_work_area(void **cubind_state)
@@ -585,17 +712,23 @@ static void test_cubind_cufft_set_work_area(void **cubind_state)
     void *workArea = (void *)(uintptr_t)0x10014020u;
     const cufftResult cubind_expected = CUFFT_INVALID_VALUE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&workArea, sizeof workArea);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_set_work_area(plan, workArea);
-    assert_true(cubind_mock_matches("cufftSetWorkArea"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetWorkArea", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&workArea, sizeof workArea);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_set_work_area(plan, workArea);
+        assert_true(cubind_mock_matches("cufftSetWorkArea"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetWorkArea", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_set_auto_allocation(void **cubind_state)
@@ -604,17 +737,23 @@ static void test_cubind_cufft_set_auto_allocation(void **cubind_state)
     int autoAllocate = (int)0x120541;
     const cufftResult cubind_expected = CUFFT_INTERNAL_ERROR;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&autoAllocate, sizeof autoAllocate);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_set_auto_allocation(plan, autoAllocate);
-    assert_true(cubind_mock_matches("cufftSetAutoAllocation"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetAutoAllocation", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&autoAllocate, sizeof autoAllocate);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_set_auto_allocation(plan, autoAllocate);
+        assert_true(cubind_mock_matches("cufftSetAutoAllocation"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetAutoAllocation", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_exec_c2c(void **cubind_state)
@@ -625,19 +764,25 @@ static void test_cubind_cufft_exec_c2c(void **cubind_state)
     int direction = (int)0x120583;
     const cufftResult cubind_expected = CUFFT_EXEC_FAILED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&idata, sizeof idata);
-    cubind_mock_expect_arg(&odata, sizeof odata);
-    cubind_mock_expect_arg(&direction, sizeof direction);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_exec_c2c(plan, idata, odata, direction);
-    assert_true(cubind_mock_matches("cufftExecC2C"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecC2C", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&idata, sizeof idata);
+        cubind_mock_expect_arg(&odata, sizeof odata);
+        cubind_mock_expect_arg(&direction, sizeof direction);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_exec_c2c(plan, idata, odata, direction);
+        assert_true(cubind_mock_matches("cufftExecC2C"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecC2C", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_exec_r2c(void **cubind_state)
@@ -647,18 +792,24 @@ static void test_cubind_cufft_exec_r2c(void **cubind_state)
     cufftComplex *odata = (cufftComplex *)(uintptr_t)0x10017030u;
     const cufftResult cubind_expected = CUFFT_SETUP_FAILED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&idata, sizeof idata);
-    cubind_mock_expect_arg(&odata, sizeof odata);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_exec_r2c(plan, idata, odata);
-    assert_true(cubind_mock_matches("cufftExecR2C"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecR2C", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&idata, sizeof idata);
+        cubind_mock_expect_arg(&odata, sizeof odata);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_exec_r2c(plan, idata, odata);
+        assert_true(cubind_mock_matches("cufftExecR2C"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecR2C", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_exec_c2r(void **cubind_state)
@@ -668,18 +819,24 @@ static void test_cubind_cufft_exec_c2r(void **cubind_state)
     cufftReal *odata = (cufftReal *)(uintptr_t)0x10018030u;
     const cufftResult cubind_expected = CUFFT_INVALID_SIZE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&idata, sizeof idata);
-    cubind_mock_expect_arg(&odata, sizeof odata);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_exec_c2r(plan, idata, odata);
-    assert_true(cubind_mock_matches("cufftExecC2R"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecC2R", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&idata, sizeof idata);
+        cubind_mock_expect_arg(&odata, sizeof odata);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_exec_c2r(plan, idata, odata);
+        assert_true(cubind_mock_matches("cufftExecC2R"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecC2R", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_exec_z2z(void **cubind_state)
@@ -690,19 +847,25 @@ static void test_cubind_cufft_exec_z2z(void **cubind_state)
     int direction = (int)0x120643;
     const cufftResult cubind_expected = CUFFT_UNALIGNED_DATA;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&idata, sizeof idata);
-    cubind_mock_expect_arg(&odata, sizeof odata);
-    cubind_mock_expect_arg(&direction, sizeof direction);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_exec_z2z(plan, idata, odata, direction);
-    assert_true(cubind_mock_matches("cufftExecZ2Z"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecZ2Z", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&idata, sizeof idata);
+        cubind_mock_expect_arg(&odata, sizeof odata);
+        cubind_mock_expect_arg(&direction, sizeof direction);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_exec_z2z(plan, idata, odata, direction);
+        assert_true(cubind_mock_matches("cufftExecZ2Z"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecZ2Z", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_exec_d2z(void **cubind_state)
@@ -712,18 +875,24 @@ static void test_cubind_cufft_exec_d2z(void **cubind_state)
     cufftDoubleComplex *odata = (cufftDoubleComplex *)(uintptr_t)0x1001a030u;
     const cufftResult cubind_expected = CUFFT_INVALID_DEVICE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&idata, sizeof idata);
-    cubind_mock_expect_arg(&odata, sizeof odata);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_exec_d2z(plan, idata, odata);
-    assert_true(cubind_mock_matches("cufftExecD2Z"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecD2Z", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&idata, sizeof idata);
+        cubind_mock_expect_arg(&odata, sizeof odata);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_exec_d2z(plan, idata, odata);
+        assert_true(cubind_mock_matches("cufftExecD2Z"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecD2Z", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_exec_z2d(void **cubind_state)
@@ -733,18 +902,24 @@ static void test_cubind_cufft_exec_z2d(void **cubind_state)
     cufftDoubleReal *odata = (cufftDoubleReal *)(uintptr_t)0x1001b030u;
     const cufftResult cubind_expected = CUFFT_NO_WORKSPACE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&idata, sizeof idata);
-    cubind_mock_expect_arg(&odata, sizeof odata);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_exec_z2d(plan, idata, odata);
-    assert_true(cubind_mock_matches("cufftExecZ2D"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecZ2D", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&idata, sizeof idata);
+        cubind_mock_expect_arg(&odata, sizeof odata);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_exec_z2d(plan, idata, odata);
+        assert_true(cubind_mock_matches("cufftExecZ2D"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecZ2D", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_set_stream(void **cubind_state)
@@ -753,17 +928,23 @@ static void test_cubind_cufft_set_stream(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1001c020u;
     const cufftResult cubind_expected = CUFFT_NOT_IMPLEMENTED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_set_stream(plan, stream);
-    assert_true(cubind_mock_matches("cufftSetStream"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetStream", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_set_stream(plan, stream);
+        assert_true(cubind_mock_matches("cufftSetStream"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetStream", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_destroy(void **cubind_state)
@@ -771,16 +952,22 @@ static void test_cubind_cufft_destroy(void **cubind_state)
     cufftHandle plan = (cufftHandle)0x120740;
     const cufftResult cubind_expected = CUFFT_NOT_SUPPORTED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_destroy(plan);
-    assert_true(cubind_mock_matches("cufftDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_destroy(plan);
+        assert_true(cubind_mock_matches("cufftDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_get_version(void **cubind_state)
@@ -788,16 +975,22 @@ static void test_cubind_cufft_get_version(void **cubind_state)
     int *version = (int *)(uintptr_t)0x1001e010u;
     const cufftResult cubind_expected = CUFFT_MISSING_DEPENDENCY;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&version, sizeof version);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_get_version(version);
-    assert_true(cubind_mock_matches("cufftGetVersion"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetVersion", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&version, sizeof version);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_get_version(version);
+        assert_true(cubind_mock_matches("cufftGetVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetVersion", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_get_property(void **cubind_state)
@@ -806,17 +999,23 @@ static void test_cubind_cufft_get_property(void **cubind_state)
     int *value = (int *)(uintptr_t)0x1001f020u;
     const cufftResult cubind_expected = CUFFT_NVRTC_FAILURE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_get_property(type, value);
-    assert_true(cubind_mock_matches("cufftGetProperty"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetProperty", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_get_property(type, value);
+        assert_true(cubind_mock_matches("cufftGetProperty"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetProperty", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_set_plan_property_int64(void **cubind_state)
@@ -826,18 +1025,24 @@ static void test_cubind_cufft_set_plan_property_int64(void **cubind_state)
     const long long inputValueInt = (const long long)0x123400002002LL;
     const cufftResult cubind_expected = CUFFT_NVJITLINK_FAILURE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&property, sizeof property);
-    cubind_mock_expect_arg(&inputValueInt, sizeof inputValueInt);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_set_plan_property_int64(plan, property, inputValueInt);
-    assert_true(cubind_mock_matches("cufftSetPlanPropertyInt64"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetPlanPropertyInt64", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&property, sizeof property);
+        cubind_mock_expect_arg(&inputValueInt, sizeof inputValueInt);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_set_plan_property_int64(plan, property, inputValueInt);
+        assert_true(cubind_mock_matches("cufftSetPlanPropertyInt64"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetPlanPropertyInt64", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_get_plan_property_int64(void **cubind_state)
@@ -847,18 +1052,24 @@ static void test_cubind_cufft_get_plan_property_int64(void **cubind_state)
     long long *returnPtrValue = (long long *)(uintptr_t)0x10021030u;
     const cufftResult cubind_expected = CUFFT_NVSHMEM_FAILURE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&property, sizeof property);
-    cubind_mock_expect_arg(&returnPtrValue, sizeof returnPtrValue);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_get_plan_property_int64(plan, property, returnPtrValue);
-    assert_true(cubind_mock_matches("cufftGetPlanPropertyInt64"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetPlanPropertyInt64", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&property, sizeof property);
+        cubind_mock_expect_arg(&returnPtrValue, sizeof returnPtrValue);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_get_plan_property_int64(plan, property, returnPtrValue);
+        assert_true(cubind_mock_matches("cufftGetPlanPropertyInt64"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetPlanPropertyInt64", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_reset_plan_property(void **cubind_state)
@@ -867,17 +1078,23 @@ static void test_cubind_cufft_reset_plan_property(void **cubind_state)
     cufftProperty property = (cufftProperty)65;
     const cufftResult cubind_expected = CUFFT_INVALID_PLAN;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&property, sizeof property);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_reset_plan_property(plan, property);
-    assert_true(cubind_mock_matches("cufftResetPlanProperty"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftResetPlanProperty", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&property, sizeof property);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_reset_plan_property(plan, property);
+        assert_true(cubind_mock_matches("cufftResetPlanProperty"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftResetPlanProperty", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_set_gpus(void **cubind_state)
@@ -887,18 +1104,24 @@ static void test_cubind_cufft_xt_set_gpus(void **cubind_state)
     int *whichGPUs = (int *)(uintptr_t)0x10023030u;
     const cufftResult cubind_expected = CUFFT_ALLOC_FAILED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&nGPUs, sizeof nGPUs);
-    cubind_mock_expect_arg(&whichGPUs, sizeof whichGPUs);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_set_gpus(handle, nGPUs, whichGPUs);
-    assert_true(cubind_mock_matches("cufftXtSetGPUs"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetGPUs", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&nGPUs, sizeof nGPUs);
+        cubind_mock_expect_arg(&whichGPUs, sizeof whichGPUs);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_set_gpus(handle, nGPUs, whichGPUs);
+        assert_true(cubind_mock_matches("cufftXtSetGPUs"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetGPUs", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_malloc(void **cubind_state)
@@ -908,18 +1131,24 @@ static void test_cubind_cufft_xt_malloc(void **cubind_state)
     cufftXtSubFormat format = (cufftXtSubFormat)66;
     const cufftResult cubind_expected = CUFFT_INVALID_TYPE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&descriptor, sizeof descriptor);
-    cubind_mock_expect_arg(&format, sizeof format);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_malloc(plan, descriptor, format);
-    assert_true(cubind_mock_matches("cufftXtMalloc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMalloc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&descriptor, sizeof descriptor);
+        cubind_mock_expect_arg(&format, sizeof format);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_malloc(plan, descriptor, format);
+        assert_true(cubind_mock_matches("cufftXtMalloc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMalloc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_memcpy(void **cubind_state)
@@ -930,19 +1159,25 @@ static void test_cubind_cufft_xt_memcpy(void **cubind_state)
     cufftXtCopyType type = (cufftXtCopyType)67;
     const cufftResult cubind_expected = CUFFT_INVALID_VALUE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&dstPointer, sizeof dstPointer);
-    cubind_mock_expect_arg(&srcPointer, sizeof srcPointer);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_memcpy(plan, dstPointer, srcPointer, type);
-    assert_true(cubind_mock_matches("cufftXtMemcpy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMemcpy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&dstPointer, sizeof dstPointer);
+        cubind_mock_expect_arg(&srcPointer, sizeof srcPointer);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_memcpy(plan, dstPointer, srcPointer, type);
+        assert_true(cubind_mock_matches("cufftXtMemcpy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMemcpy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_free(void **cubind_state)
@@ -950,16 +1185,22 @@ static void test_cubind_cufft_xt_free(void **cubind_state)
     cudaLibXtDesc *descriptor = (cudaLibXtDesc *)(uintptr_t)0x10026010u;
     const cufftResult cubind_expected = CUFFT_INTERNAL_ERROR;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&descriptor, sizeof descriptor);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_free(descriptor);
-    assert_true(cubind_mock_matches("cufftXtFree"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtFree", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&descriptor, sizeof descriptor);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_free(descriptor);
+        assert_true(cubind_mock_matches("cufftXtFree"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtFree", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_set_work_area(void **cubind_state)
@@ -968,17 +1209,23 @@ static void test_cubind_cufft_xt_set_work_area(void **cubind_state)
     void **workArea = (void **)(uintptr_t)0x10027020u;
     const cufftResult cubind_expected = CUFFT_EXEC_FAILED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&workArea, sizeof workArea);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_set_work_area(plan, workArea);
-    assert_true(cubind_mock_matches("cufftXtSetWorkArea"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetWorkArea", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&workArea, sizeof workArea);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_set_work_area(plan, workArea);
+        assert_true(cubind_mock_matches("cufftXtSetWorkArea"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetWorkArea", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_exec_descriptor_c2c(void **cubind_state)
@@ -989,19 +1236,25 @@ static void test_cubind_cufft_xt_exec_descriptor_c2c(void **cubind_state)
     int direction = (int)0x120a03;
     const cufftResult cubind_expected = CUFFT_SETUP_FAILED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&input, sizeof input);
-    cubind_mock_expect_arg(&output, sizeof output);
-    cubind_mock_expect_arg(&direction, sizeof direction);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_exec_descriptor_c2c(plan, input, output, direction);
-    assert_true(cubind_mock_matches("cufftXtExecDescriptorC2C"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorC2C", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&input, sizeof input);
+        cubind_mock_expect_arg(&output, sizeof output);
+        cubind_mock_expect_arg(&direction, sizeof direction);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_exec_descriptor_c2c(plan, input, output, direction);
+        assert_true(cubind_mock_matches("cufftXtExecDescriptorC2C"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorC2C", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_exec_descriptor_r2c(void **cubind_state)
@@ -1011,18 +1264,24 @@ static void test_cubind_cufft_xt_exec_descriptor_r2c(void **cubind_state)
     cudaLibXtDesc *output = (cudaLibXtDesc *)(uintptr_t)0x10029030u;
     const cufftResult cubind_expected = CUFFT_INVALID_SIZE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&input, sizeof input);
-    cubind_mock_expect_arg(&output, sizeof output);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_exec_descriptor_r2c(plan, input, output);
-    assert_true(cubind_mock_matches("cufftXtExecDescriptorR2C"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorR2C", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&input, sizeof input);
+        cubind_mock_expect_arg(&output, sizeof output);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_exec_descriptor_r2c(plan, input, output);
+        assert_true(cubind_mock_matches("cufftXtExecDescriptorR2C"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorR2C", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_exec_descriptor_c2r(void **cubind_state)
@@ -1032,18 +1291,24 @@ static void test_cubind_cufft_xt_exec_descriptor_c2r(void **cubind_state)
     cudaLibXtDesc *output = (cudaLibXtDesc *)(uintptr_t)0x1002a030u;
     const cufftResult cubind_expected = CUFFT_UNALIGNED_DATA;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&input, sizeof input);
-    cubind_mock_expect_arg(&output, sizeof output);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_exec_descriptor_c2r(plan, input, output);
-    assert_true(cubind_mock_matches("cufftXtExecDescriptorC2R"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorC2R", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&input, sizeof input);
+        cubind_mock_expect_arg(&output, sizeof output);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_exec_descriptor_c2r(plan, input, output);
+        assert_true(cubind_mock_matches("cufftXtExecDescriptorC2R"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorC2R", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_exec_descriptor_z2z(void **cubind_state)
@@ -1054,19 +1319,25 @@ static void test_cubind_cufft_xt_exec_descriptor_z2z(void **cubind_state)
     int direction = (int)0x120ac3;
     const cufftResult cubind_expected = CUFFT_INVALID_DEVICE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&input, sizeof input);
-    cubind_mock_expect_arg(&output, sizeof output);
-    cubind_mock_expect_arg(&direction, sizeof direction);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_exec_descriptor_z2z(plan, input, output, direction);
-    assert_true(cubind_mock_matches("cufftXtExecDescriptorZ2Z"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorZ2Z", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&input, sizeof input);
+        cubind_mock_expect_arg(&output, sizeof output);
+        cubind_mock_expect_arg(&direction, sizeof direction);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_exec_descriptor_z2z(plan, input, output, direction);
+        assert_true(cubind_mock_matches("cufftXtExecDescriptorZ2Z"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorZ2Z", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_exec_descriptor_d2z(void **cubind_state)
@@ -1076,18 +1347,24 @@ static void test_cubind_cufft_xt_exec_descriptor_d2z(void **cubind_state)
     cudaLibXtDesc *output = (cudaLibXtDesc *)(uintptr_t)0x1002c030u;
     const cufftResult cubind_expected = CUFFT_NO_WORKSPACE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&input, sizeof input);
-    cubind_mock_expect_arg(&output, sizeof output);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_exec_descriptor_d2z(plan, input, output);
-    assert_true(cubind_mock_matches("cufftXtExecDescriptorD2Z"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorD2Z", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&input, sizeof input);
+        cubind_mock_expect_arg(&output, sizeof output);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_exec_descriptor_d2z(plan, input, output);
+        assert_true(cubind_mock_matches("cufftXtExecDescriptorD2Z"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorD2Z", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_exec_descriptor_z2d(void **cubind_state)
@@ -1097,18 +1374,24 @@ static void test_cubind_cufft_xt_exec_descriptor_z2d(void **cubind_state)
     cudaLibXtDesc *output = (cudaLibXtDesc *)(uintptr_t)0x1002d030u;
     const cufftResult cubind_expected = CUFFT_NOT_IMPLEMENTED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&input, sizeof input);
-    cubind_mock_expect_arg(&output, sizeof output);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_exec_descriptor_z2d(plan, input, output);
-    assert_true(cubind_mock_matches("cufftXtExecDescriptorZ2D"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorZ2D", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&input, sizeof input);
+        cubind_mock_expect_arg(&output, sizeof output);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_exec_descriptor_z2d(plan, input, output);
+        assert_true(cubind_mock_matches("cufftXtExecDescriptorZ2D"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorZ2D", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_query_plan(void **cubind_state)
@@ -1118,18 +1401,24 @@ static void test_cubind_cufft_xt_query_plan(void **cubind_state)
     cufftXtQueryType queryType = (cufftXtQueryType)66;
     const cufftResult cubind_expected = CUFFT_NOT_SUPPORTED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&queryStruct, sizeof queryStruct);
-    cubind_mock_expect_arg(&queryType, sizeof queryType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_query_plan(plan, queryStruct, queryType);
-    assert_true(cubind_mock_matches("cufftXtQueryPlan"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtQueryPlan", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&queryStruct, sizeof queryStruct);
+        cubind_mock_expect_arg(&queryType, sizeof queryType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_query_plan(plan, queryStruct, queryType);
+        assert_true(cubind_mock_matches("cufftXtQueryPlan"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtQueryPlan", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_set_callback(void **cubind_state)
@@ -1140,19 +1429,25 @@ static void test_cubind_cufft_xt_set_callback(void **cubind_state)
     void **caller_info = (void **)(uintptr_t)0x1002f040u;
     const cufftResult cubind_expected = CUFFT_MISSING_DEPENDENCY;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&callback_routine, sizeof callback_routine);
-    cubind_mock_expect_arg(&cbType, sizeof cbType);
-    cubind_mock_expect_arg(&caller_info, sizeof caller_info);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_set_callback(plan, callback_routine, cbType, caller_info);
-    assert_true(cubind_mock_matches("cufftXtSetCallback"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetCallback", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&callback_routine, sizeof callback_routine);
+        cubind_mock_expect_arg(&cbType, sizeof cbType);
+        cubind_mock_expect_arg(&caller_info, sizeof caller_info);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_set_callback(plan, callback_routine, cbType, caller_info);
+        assert_true(cubind_mock_matches("cufftXtSetCallback"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetCallback", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_clear_callback(void **cubind_state)
@@ -1161,17 +1456,23 @@ static void test_cubind_cufft_xt_clear_callback(void **cubind_state)
     cufftXtCallbackType cbType = (cufftXtCallbackType)65;
     const cufftResult cubind_expected = CUFFT_NVRTC_FAILURE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&cbType, sizeof cbType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_clear_callback(plan, cbType);
-    assert_true(cubind_mock_matches("cufftXtClearCallback"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtClearCallback", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&cbType, sizeof cbType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_clear_callback(plan, cbType);
+        assert_true(cubind_mock_matches("cufftXtClearCallback"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtClearCallback", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_set_callback_shared_size(void **cubind_state)
@@ -1181,18 +1482,24 @@ static void test_cubind_cufft_xt_set_callback_shared_size(void **cubind_state)
     size_t sharedSize = (size_t)0x123400003102LL;
     const cufftResult cubind_expected = CUFFT_NVJITLINK_FAILURE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&cbType, sizeof cbType);
-    cubind_mock_expect_arg(&sharedSize, sizeof sharedSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_set_callback_shared_size(plan, cbType, sharedSize);
-    assert_true(cubind_mock_matches("cufftXtSetCallbackSharedSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetCallbackSharedSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&cbType, sizeof cbType);
+        cubind_mock_expect_arg(&sharedSize, sizeof sharedSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_set_callback_shared_size(plan, cbType, sharedSize);
+        assert_true(cubind_mock_matches("cufftXtSetCallbackSharedSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetCallbackSharedSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_set_jit_callback(void **cubind_state)
@@ -1205,21 +1512,27 @@ static void test_cubind_cufft_xt_set_jit_callback(void **cubind_state)
     void **caller_info = (void **)(uintptr_t)0x10032060u;
     const cufftResult cubind_expected = CUFFT_NVSHMEM_FAILURE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&lto_callback_symbol_name, sizeof lto_callback_symbol_name);
-    cubind_mock_expect_arg(&lto_callback_fatbin, sizeof lto_callback_fatbin);
-    cubind_mock_expect_arg(&lto_callback_fatbin_size, sizeof lto_callback_fatbin_size);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&caller_info, sizeof caller_info);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_set_jit_callback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
-    assert_true(cubind_mock_matches("cufftXtSetJITCallback"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetJITCallback", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&lto_callback_symbol_name, sizeof lto_callback_symbol_name);
+        cubind_mock_expect_arg(&lto_callback_fatbin, sizeof lto_callback_fatbin);
+        cubind_mock_expect_arg(&lto_callback_fatbin_size, sizeof lto_callback_fatbin_size);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&caller_info, sizeof caller_info);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_set_jit_callback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+        assert_true(cubind_mock_matches("cufftXtSetJITCallback"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetJITCallback", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_make_plan_many(void **cubind_state)
@@ -1240,29 +1553,35 @@ static void test_cubind_cufft_xt_make_plan_many(void **cubind_state)
     cudaDataType executiontype = (cudaDataType)77;
     const cufftResult cubind_expected = CUFFT_INVALID_PLAN;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&rank, sizeof rank);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&inembed, sizeof inembed);
-    cubind_mock_expect_arg(&istride, sizeof istride);
-    cubind_mock_expect_arg(&idist, sizeof idist);
-    cubind_mock_expect_arg(&inputtype, sizeof inputtype);
-    cubind_mock_expect_arg(&onembed, sizeof onembed);
-    cubind_mock_expect_arg(&ostride, sizeof ostride);
-    cubind_mock_expect_arg(&odist, sizeof odist);
-    cubind_mock_expect_arg(&outputtype, sizeof outputtype);
-    cubind_mock_expect_arg(&batch, sizeof batch);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_expect_arg(&executiontype, sizeof executiontype);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_make_plan_many(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    assert_true(cubind_mock_matches("cufftXtMakePlanMany"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMakePlanMany", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&rank, sizeof rank);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&inembed, sizeof inembed);
+        cubind_mock_expect_arg(&istride, sizeof istride);
+        cubind_mock_expect_arg(&idist, sizeof idist);
+        cubind_mock_expect_arg(&inputtype, sizeof inputtype);
+        cubind_mock_expect_arg(&onembed, sizeof onembed);
+        cubind_mock_expect_arg(&ostride, sizeof ostride);
+        cubind_mock_expect_arg(&odist, sizeof odist);
+        cubind_mock_expect_arg(&outputtype, sizeof outputtype);
+        cubind_mock_expect_arg(&batch, sizeof batch);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_expect_arg(&executiontype, sizeof executiontype);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_make_plan_many(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+        assert_true(cubind_mock_matches("cufftXtMakePlanMany"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMakePlanMany", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_get_size_many(void **cubind_state)
@@ -1283,29 +1602,35 @@ static void test_cubind_cufft_xt_get_size_many(void **cubind_state)
     cudaDataType executiontype = (cudaDataType)77;
     const cufftResult cubind_expected = CUFFT_ALLOC_FAILED;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&rank, sizeof rank);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&inembed, sizeof inembed);
-    cubind_mock_expect_arg(&istride, sizeof istride);
-    cubind_mock_expect_arg(&idist, sizeof idist);
-    cubind_mock_expect_arg(&inputtype, sizeof inputtype);
-    cubind_mock_expect_arg(&onembed, sizeof onembed);
-    cubind_mock_expect_arg(&ostride, sizeof ostride);
-    cubind_mock_expect_arg(&odist, sizeof odist);
-    cubind_mock_expect_arg(&outputtype, sizeof outputtype);
-    cubind_mock_expect_arg(&batch, sizeof batch);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_expect_arg(&executiontype, sizeof executiontype);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_get_size_many(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    assert_true(cubind_mock_matches("cufftXtGetSizeMany"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtGetSizeMany", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&rank, sizeof rank);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&inembed, sizeof inembed);
+        cubind_mock_expect_arg(&istride, sizeof istride);
+        cubind_mock_expect_arg(&idist, sizeof idist);
+        cubind_mock_expect_arg(&inputtype, sizeof inputtype);
+        cubind_mock_expect_arg(&onembed, sizeof onembed);
+        cubind_mock_expect_arg(&ostride, sizeof ostride);
+        cubind_mock_expect_arg(&odist, sizeof odist);
+        cubind_mock_expect_arg(&outputtype, sizeof outputtype);
+        cubind_mock_expect_arg(&batch, sizeof batch);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_expect_arg(&executiontype, sizeof executiontype);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_get_size_many(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+        assert_true(cubind_mock_matches("cufftXtGetSizeMany"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtGetSizeMany", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_exec(void **cubind_state)
@@ -1316,19 +1641,25 @@ static void test_cubind_cufft_xt_exec(void **cubind_state)
     int direction = (int)0x120d43;
     const cufftResult cubind_expected = CUFFT_INVALID_TYPE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&input, sizeof input);
-    cubind_mock_expect_arg(&output, sizeof output);
-    cubind_mock_expect_arg(&direction, sizeof direction);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_exec(plan, input, output, direction);
-    assert_true(cubind_mock_matches("cufftXtExec"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExec", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&input, sizeof input);
+        cubind_mock_expect_arg(&output, sizeof output);
+        cubind_mock_expect_arg(&direction, sizeof direction);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_exec(plan, input, output, direction);
+        assert_true(cubind_mock_matches("cufftXtExec"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExec", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_exec_descriptor(void **cubind_state)
@@ -1339,19 +1670,25 @@ static void test_cubind_cufft_xt_exec_descriptor(void **cubind_state)
     int direction = (int)0x120d83;
     const cufftResult cubind_expected = CUFFT_INVALID_VALUE;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&input, sizeof input);
-    cubind_mock_expect_arg(&output, sizeof output);
-    cubind_mock_expect_arg(&direction, sizeof direction);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_exec_descriptor(plan, input, output, direction);
-    assert_true(cubind_mock_matches("cufftXtExecDescriptor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&input, sizeof input);
+        cubind_mock_expect_arg(&output, sizeof output);
+        cubind_mock_expect_arg(&direction, sizeof direction);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_exec_descriptor(plan, input, output, direction);
+        assert_true(cubind_mock_matches("cufftXtExecDescriptor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cufft_xt_set_work_area_policy(void **cubind_state)
@@ -1361,18 +1698,24 @@ static void test_cubind_cufft_xt_set_work_area_policy(void **cubind_state)
     size_t *workSize = (size_t *)(uintptr_t)0x10037030u;
     const cufftResult cubind_expected = CUFFT_INTERNAL_ERROR;
     cufftResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&plan, sizeof plan);
-    cubind_mock_expect_arg(&policy, sizeof policy);
-    cubind_mock_expect_arg(&workSize, sizeof workSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cufft_xt_set_work_area_policy(plan, policy, workSize);
-    assert_true(cubind_mock_matches("cufftXtSetWorkAreaPolicy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetWorkAreaPolicy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&plan, sizeof plan);
+        cubind_mock_expect_arg(&policy, sizeof policy);
+        cubind_mock_expect_arg(&workSize, sizeof workSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cufft_xt_set_work_area_policy(plan, policy, workSize);
+        assert_true(cubind_mock_matches("cufftXtSetWorkAreaPolicy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetWorkAreaPolicy", (int)cubind_expected);
+    }
 }
 
 const struct CMUnitTest cubind_passthrough_cufft[] = {

@@ -16,6 +16,13 @@
 #include "passthrough.h"
 #include "recorder.h"
 
+/* Built twice: as passthrough, and with CUBIND_INLINE as passthrough-inline. */
+#if defined(CUBIND_INLINE)
+#define INLINE_FORM 1
+#else
+#define INLINE_FORM 0
+#endif
+
 
 static void test_cubind_curand_create_generator(void **cubind_state)
 {
@@ -23,17 +30,23 @@ static void test_cubind_curand_create_generator(void **cubind_state)
     curandRngType_t rng_type = (curandRngType_t)65;
     const curandStatus_t cubind_expected = CURAND_STATUS_VERSION_MISMATCH;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&rng_type, sizeof rng_type);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_create_generator(generator, rng_type);
-    assert_true(cubind_mock_matches("curandCreateGenerator"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreateGenerator", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&rng_type, sizeof rng_type);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_create_generator(generator, rng_type);
+        assert_true(cubind_mock_matches("curandCreateGenerator"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreateGenerator", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_create_generator_host(void **cubind_state)
@@ -42,17 +55,23 @@ static void test_cubind_curand_create_generator_host(void **cubind_state)
     curandRngType_t rng_type = (curandRngType_t)65;
     const curandStatus_t cubind_expected = CURAND_STATUS_NOT_INITIALIZED;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&rng_type, sizeof rng_type);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_create_generator_host(generator, rng_type);
-    assert_true(cubind_mock_matches("curandCreateGeneratorHost"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreateGeneratorHost", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&rng_type, sizeof rng_type);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_create_generator_host(generator, rng_type);
+        assert_true(cubind_mock_matches("curandCreateGeneratorHost"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreateGeneratorHost", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_destroy_generator(void **cubind_state)
@@ -60,16 +79,22 @@ static void test_cubind_curand_destroy_generator(void **cubind_state)
     curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10002010u;
     const curandStatus_t cubind_expected = CURAND_STATUS_ALLOCATION_FAILED;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_destroy_generator(generator);
-    assert_true(cubind_mock_matches("curandDestroyGenerator"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandDestroyGenerator", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_destroy_generator(generator);
+        assert_true(cubind_mock_matches("curandDestroyGenerator"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandDestroyGenerator", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_get_version(void **cubind_state)
@@ -77,16 +102,22 @@ static void test_cubind_curand_get_version(void **cubind_state)
     int *version = (int *)(uintptr_t)0x10003010u;
     const curandStatus_t cubind_expected = CURAND_STATUS_TYPE_ERROR;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&version, sizeof version);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_get_version(version);
-    assert_true(cubind_mock_matches("curandGetVersion"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetVersion", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&version, sizeof version);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_get_version(version);
+        assert_true(cubind_mock_matches("curandGetVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetVersion", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_get_property(void **cubind_state)
@@ -95,17 +126,23 @@ static void test_cubind_curand_get_property(void **cubind_state)
     int *value = (int *)(uintptr_t)0x10004020u;
     const curandStatus_t cubind_expected = CURAND_STATUS_OUT_OF_RANGE;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_get_property(type, value);
-    assert_true(cubind_mock_matches("curandGetProperty"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetProperty", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_get_property(type, value);
+        assert_true(cubind_mock_matches("curandGetProperty"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetProperty", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_set_stream(void **cubind_state)
@@ -114,17 +151,23 @@ static void test_cubind_curand_set_stream(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10005020u;
     const curandStatus_t cubind_expected = CURAND_STATUS_LENGTH_NOT_MULTIPLE;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_set_stream(generator, stream);
-    assert_true(cubind_mock_matches("curandSetStream"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetStream", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_set_stream(generator, stream);
+        assert_true(cubind_mock_matches("curandSetStream"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetStream", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_set_pseudo_random_generator_seed(void **cubind_state)
@@ -133,17 +176,23 @@ static void test_cubind_curand_set_pseudo_random_generator_seed(void **cubind_st
     unsigned long long seed = (unsigned long long)0x123400000601LL;
     const curandStatus_t cubind_expected = CURAND_STATUS_DOUBLE_PRECISION_REQUIRED;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&seed, sizeof seed);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_set_pseudo_random_generator_seed(generator, seed);
-    assert_true(cubind_mock_matches("curandSetPseudoRandomGeneratorSeed"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetPseudoRandomGeneratorSeed", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&seed, sizeof seed);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_set_pseudo_random_generator_seed(generator, seed);
+        assert_true(cubind_mock_matches("curandSetPseudoRandomGeneratorSeed"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetPseudoRandomGeneratorSeed", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_set_generator_offset(void **cubind_state)
@@ -152,17 +201,23 @@ static void test_cubind_curand_set_generator_offset(void **cubind_state)
     unsigned long long offset = (unsigned long long)0x123400000701LL;
     const curandStatus_t cubind_expected = CURAND_STATUS_LAUNCH_FAILURE;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_set_generator_offset(generator, offset);
-    assert_true(cubind_mock_matches("curandSetGeneratorOffset"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetGeneratorOffset", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_set_generator_offset(generator, offset);
+        assert_true(cubind_mock_matches("curandSetGeneratorOffset"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetGeneratorOffset", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_set_generator_ordering(void **cubind_state)
@@ -171,17 +226,23 @@ static void test_cubind_curand_set_generator_ordering(void **cubind_state)
     curandOrdering_t order = (curandOrdering_t)65;
     const curandStatus_t cubind_expected = CURAND_STATUS_PREEXISTING_FAILURE;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&order, sizeof order);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_set_generator_ordering(generator, order);
-    assert_true(cubind_mock_matches("curandSetGeneratorOrdering"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetGeneratorOrdering", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&order, sizeof order);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_set_generator_ordering(generator, order);
+        assert_true(cubind_mock_matches("curandSetGeneratorOrdering"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetGeneratorOrdering", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_set_quasi_random_generator_dimensions(void **cubind_state)
@@ -190,17 +251,23 @@ static void test_cubind_curand_set_quasi_random_generator_dimensions(void **cubi
     unsigned int num_dimensions = (unsigned int)0x120241;
     const curandStatus_t cubind_expected = CURAND_STATUS_INITIALIZATION_FAILED;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&num_dimensions, sizeof num_dimensions);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_set_quasi_random_generator_dimensions(generator, num_dimensions);
-    assert_true(cubind_mock_matches("curandSetQuasiRandomGeneratorDimensions"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetQuasiRandomGeneratorDimensions", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&num_dimensions, sizeof num_dimensions);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_set_quasi_random_generator_dimensions(generator, num_dimensions);
+        assert_true(cubind_mock_matches("curandSetQuasiRandomGeneratorDimensions"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetQuasiRandomGeneratorDimensions", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_generate(void **cubind_state)
@@ -210,18 +277,24 @@ static void test_cubind_curand_generate(void **cubind_state)
     size_t num = (size_t)0x123400000a02LL;
     const curandStatus_t cubind_expected = CURAND_STATUS_ARCH_MISMATCH;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
-    cubind_mock_expect_arg(&num, sizeof num);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_generate(generator, outputPtr, num);
-    assert_true(cubind_mock_matches("curandGenerate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+        cubind_mock_expect_arg(&num, sizeof num);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_generate(generator, outputPtr, num);
+        assert_true(cubind_mock_matches("curandGenerate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_generate_long_long(void **cubind_state)
@@ -231,18 +304,24 @@ static void test_cubind_curand_generate_long_long(void **cubind_state)
     size_t num = (size_t)0x123400000b02LL;
     const curandStatus_t cubind_expected = CURAND_STATUS_INTERNAL_ERROR;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
-    cubind_mock_expect_arg(&num, sizeof num);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_generate_long_long(generator, outputPtr, num);
-    assert_true(cubind_mock_matches("curandGenerateLongLong"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLongLong", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+        cubind_mock_expect_arg(&num, sizeof num);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_generate_long_long(generator, outputPtr, num);
+        assert_true(cubind_mock_matches("curandGenerateLongLong"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLongLong", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_generate_uniform(void **cubind_state)
@@ -252,18 +331,24 @@ static void test_cubind_curand_generate_uniform(void **cubind_state)
     size_t num = (size_t)0x123400000c02LL;
     const curandStatus_t cubind_expected = CURAND_STATUS_VERSION_MISMATCH;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
-    cubind_mock_expect_arg(&num, sizeof num);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_generate_uniform(generator, outputPtr, num);
-    assert_true(cubind_mock_matches("curandGenerateUniform"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateUniform", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+        cubind_mock_expect_arg(&num, sizeof num);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_generate_uniform(generator, outputPtr, num);
+        assert_true(cubind_mock_matches("curandGenerateUniform"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateUniform", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_generate_uniform_double(void **cubind_state)
@@ -273,18 +358,24 @@ static void test_cubind_curand_generate_uniform_double(void **cubind_state)
     size_t num = (size_t)0x123400000d02LL;
     const curandStatus_t cubind_expected = CURAND_STATUS_NOT_INITIALIZED;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
-    cubind_mock_expect_arg(&num, sizeof num);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_generate_uniform_double(generator, outputPtr, num);
-    assert_true(cubind_mock_matches("curandGenerateUniformDouble"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateUniformDouble", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+        cubind_mock_expect_arg(&num, sizeof num);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_generate_uniform_double(generator, outputPtr, num);
+        assert_true(cubind_mock_matches("curandGenerateUniformDouble"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateUniformDouble", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_generate_normal(void **cubind_state)
@@ -296,20 +387,26 @@ static void test_cubind_curand_generate_normal(void **cubind_state)
     float stddev = (float)4.5;
     const curandStatus_t cubind_expected = CURAND_STATUS_ALLOCATION_FAILED;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&mean, sizeof mean);
-    cubind_mock_expect_arg(&stddev, sizeof stddev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_generate_normal(generator, outputPtr, n, mean, stddev);
-    assert_true(cubind_mock_matches("curandGenerateNormal"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateNormal", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&mean, sizeof mean);
+        cubind_mock_expect_arg(&stddev, sizeof stddev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_generate_normal(generator, outputPtr, n, mean, stddev);
+        assert_true(cubind_mock_matches("curandGenerateNormal"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateNormal", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_generate_normal_double(void **cubind_state)
@@ -321,20 +418,26 @@ static void test_cubind_curand_generate_normal_double(void **cubind_state)
     double stddev = (double)4.5;
     const curandStatus_t cubind_expected = CURAND_STATUS_TYPE_ERROR;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&mean, sizeof mean);
-    cubind_mock_expect_arg(&stddev, sizeof stddev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_generate_normal_double(generator, outputPtr, n, mean, stddev);
-    assert_true(cubind_mock_matches("curandGenerateNormalDouble"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateNormalDouble", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&mean, sizeof mean);
+        cubind_mock_expect_arg(&stddev, sizeof stddev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_generate_normal_double(generator, outputPtr, n, mean, stddev);
+        assert_true(cubind_mock_matches("curandGenerateNormalDouble"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateNormalDouble", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_generate_log_normal(void **cubind_state)
@@ -346,20 +449,26 @@ static void test_cubind_curand_generate_log_normal(void **cubind_state)
     float stddev = (float)4.5;
     const curandStatus_t cubind_expected = CURAND_STATUS_OUT_OF_RANGE;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&mean, sizeof mean);
-    cubind_mock_expect_arg(&stddev, sizeof stddev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_generate_log_normal(generator, outputPtr, n, mean, stddev);
-    assert_true(cubind_mock_matches("curandGenerateLogNormal"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLogNormal", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&mean, sizeof mean);
+        cubind_mock_expect_arg(&stddev, sizeof stddev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_generate_log_normal(generator, outputPtr, n, mean, stddev);
+        assert_true(cubind_mock_matches("curandGenerateLogNormal"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLogNormal", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_generate_log_normal_double(void **cubind_state)
@@ -371,20 +480,26 @@ static void test_cubind_curand_generate_log_normal_double(void **cubind_state)
     double stddev = (double)4.5;
     const curandStatus_t cubind_expected = CURAND_STATUS_LENGTH_NOT_MULTIPLE;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&mean, sizeof mean);
-    cubind_mock_expect_arg(&stddev, sizeof stddev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_generate_log_normal_double(generator, outputPtr, n, mean, stddev);
-    assert_true(cubind_mock_matches("curandGenerateLogNormalDouble"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLogNormalDouble", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&mean, sizeof mean);
+        cubind_mock_expect_arg(&stddev, sizeof stddev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_generate_log_normal_double(generator, outputPtr, n, mean, stddev);
+        assert_true(cubind_mock_matches("curandGenerateLogNormalDouble"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLogNormalDouble", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_create_poisson_distribution(void **cubind_state)
@@ -393,17 +508,23 @@ static void test_cubind_curand_create_poisson_distribution(void **cubind_state)
     curandDiscreteDistribution_t *discrete_distribution = (curandDiscreteDistribution_t *)(uintptr_t)0x10012020u;
     const curandStatus_t cubind_expected = CURAND_STATUS_DOUBLE_PRECISION_REQUIRED;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&lambda, sizeof lambda);
-    cubind_mock_expect_arg(&discrete_distribution, sizeof discrete_distribution);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_create_poisson_distribution(lambda, discrete_distribution);
-    assert_true(cubind_mock_matches("curandCreatePoissonDistribution"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreatePoissonDistribution", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&lambda, sizeof lambda);
+        cubind_mock_expect_arg(&discrete_distribution, sizeof discrete_distribution);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_create_poisson_distribution(lambda, discrete_distribution);
+        assert_true(cubind_mock_matches("curandCreatePoissonDistribution"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreatePoissonDistribution", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_destroy_distribution(void **cubind_state)
@@ -411,16 +532,22 @@ static void test_cubind_curand_destroy_distribution(void **cubind_state)
     curandDiscreteDistribution_t discrete_distribution = (curandDiscreteDistribution_t)(uintptr_t)0x10013010u;
     const curandStatus_t cubind_expected = CURAND_STATUS_LAUNCH_FAILURE;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&discrete_distribution, sizeof discrete_distribution);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_destroy_distribution(discrete_distribution);
-    assert_true(cubind_mock_matches("curandDestroyDistribution"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandDestroyDistribution", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&discrete_distribution, sizeof discrete_distribution);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_destroy_distribution(discrete_distribution);
+        assert_true(cubind_mock_matches("curandDestroyDistribution"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandDestroyDistribution", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_generate_poisson(void **cubind_state)
@@ -431,19 +558,25 @@ static void test_cubind_curand_generate_poisson(void **cubind_state)
     double lambda = (double)3.5;
     const curandStatus_t cubind_expected = CURAND_STATUS_PREEXISTING_FAILURE;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&lambda, sizeof lambda);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_generate_poisson(generator, outputPtr, n, lambda);
-    assert_true(cubind_mock_matches("curandGeneratePoisson"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGeneratePoisson", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&lambda, sizeof lambda);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_generate_poisson(generator, outputPtr, n, lambda);
+        assert_true(cubind_mock_matches("curandGeneratePoisson"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGeneratePoisson", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_generate_poisson_method(void **cubind_state)
@@ -455,20 +588,26 @@ static void test_cubind_curand_generate_poisson_method(void **cubind_state)
     curandMethod_t method = (curandMethod_t)68;
     const curandStatus_t cubind_expected = CURAND_STATUS_INITIALIZATION_FAILED;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&lambda, sizeof lambda);
-    cubind_mock_expect_arg(&method, sizeof method);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_generate_poisson_method(generator, outputPtr, n, lambda, method);
-    assert_true(cubind_mock_matches("curandGeneratePoissonMethod"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGeneratePoissonMethod", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&lambda, sizeof lambda);
+        cubind_mock_expect_arg(&method, sizeof method);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_generate_poisson_method(generator, outputPtr, n, lambda, method);
+        assert_true(cubind_mock_matches("curandGeneratePoissonMethod"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGeneratePoissonMethod", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_generate_binomial(void **cubind_state)
@@ -480,20 +619,26 @@ static void test_cubind_curand_generate_binomial(void **cubind_state)
     double p = (double)4.5;
     const curandStatus_t cubind_expected = CURAND_STATUS_ARCH_MISMATCH;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
-    cubind_mock_expect_arg(&num, sizeof num);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&p, sizeof p);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_generate_binomial(generator, outputPtr, num, n, p);
-    assert_true(cubind_mock_matches("curandGenerateBinomial"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateBinomial", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+        cubind_mock_expect_arg(&num, sizeof num);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&p, sizeof p);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_generate_binomial(generator, outputPtr, num, n, p);
+        assert_true(cubind_mock_matches("curandGenerateBinomial"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateBinomial", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_generate_binomial_method(void **cubind_state)
@@ -506,21 +651,27 @@ static void test_cubind_curand_generate_binomial_method(void **cubind_state)
     curandMethod_t method = (curandMethod_t)69;
     const curandStatus_t cubind_expected = CURAND_STATUS_INTERNAL_ERROR;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
-    cubind_mock_expect_arg(&num, sizeof num);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&p, sizeof p);
-    cubind_mock_expect_arg(&method, sizeof method);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_generate_binomial_method(generator, outputPtr, num, n, p, method);
-    assert_true(cubind_mock_matches("curandGenerateBinomialMethod"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateBinomialMethod", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_expect_arg(&outputPtr, sizeof outputPtr);
+        cubind_mock_expect_arg(&num, sizeof num);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&p, sizeof p);
+        cubind_mock_expect_arg(&method, sizeof method);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_generate_binomial_method(generator, outputPtr, num, n, p, method);
+        assert_true(cubind_mock_matches("curandGenerateBinomialMethod"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateBinomialMethod", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_generate_seeds(void **cubind_state)
@@ -528,16 +679,22 @@ static void test_cubind_curand_generate_seeds(void **cubind_state)
     curandGenerator_t generator = (curandGenerator_t)(uintptr_t)0x10018010u;
     const curandStatus_t cubind_expected = CURAND_STATUS_VERSION_MISMATCH;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&generator, sizeof generator);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_generate_seeds(generator);
-    assert_true(cubind_mock_matches("curandGenerateSeeds"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateSeeds", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&generator, sizeof generator);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_generate_seeds(generator);
+        assert_true(cubind_mock_matches("curandGenerateSeeds"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateSeeds", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_get_direction_vectors32(void **cubind_state)
@@ -546,17 +703,23 @@ static void test_cubind_curand_get_direction_vectors32(void **cubind_state)
     curandDirectionVectorSet_t set = (curandDirectionVectorSet_t)65;
     const curandStatus_t cubind_expected = CURAND_STATUS_NOT_INITIALIZED;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&vectors, sizeof vectors);
-    cubind_mock_expect_arg(&set, sizeof set);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_get_direction_vectors32(vectors, set);
-    assert_true(cubind_mock_matches("curandGetDirectionVectors32"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetDirectionVectors32", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&vectors, sizeof vectors);
+        cubind_mock_expect_arg(&set, sizeof set);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_get_direction_vectors32(vectors, set);
+        assert_true(cubind_mock_matches("curandGetDirectionVectors32"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetDirectionVectors32", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_get_scramble_constants32(void **cubind_state)
@@ -564,16 +727,22 @@ static void test_cubind_curand_get_scramble_constants32(void **cubind_state)
     unsigned int **constants = (unsigned int **)(uintptr_t)0x1001a010u;
     const curandStatus_t cubind_expected = CURAND_STATUS_ALLOCATION_FAILED;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&constants, sizeof constants);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_get_scramble_constants32(constants);
-    assert_true(cubind_mock_matches("curandGetScrambleConstants32"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetScrambleConstants32", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&constants, sizeof constants);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_get_scramble_constants32(constants);
+        assert_true(cubind_mock_matches("curandGetScrambleConstants32"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetScrambleConstants32", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_get_direction_vectors64(void **cubind_state)
@@ -582,17 +751,23 @@ static void test_cubind_curand_get_direction_vectors64(void **cubind_state)
     curandDirectionVectorSet_t set = (curandDirectionVectorSet_t)65;
     const curandStatus_t cubind_expected = CURAND_STATUS_TYPE_ERROR;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&vectors, sizeof vectors);
-    cubind_mock_expect_arg(&set, sizeof set);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_get_direction_vectors64(vectors, set);
-    assert_true(cubind_mock_matches("curandGetDirectionVectors64"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetDirectionVectors64", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&vectors, sizeof vectors);
+        cubind_mock_expect_arg(&set, sizeof set);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_get_direction_vectors64(vectors, set);
+        assert_true(cubind_mock_matches("curandGetDirectionVectors64"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetDirectionVectors64", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_curand_get_scramble_constants64(void **cubind_state)
@@ -600,16 +775,22 @@ static void test_cubind_curand_get_scramble_constants64(void **cubind_state)
     unsigned long long **constants = (unsigned long long **)(uintptr_t)0x1001c010u;
     const curandStatus_t cubind_expected = CURAND_STATUS_OUT_OF_RANGE;
     curandStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&constants, sizeof constants);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_curand_get_scramble_constants64(constants);
-    assert_true(cubind_mock_matches("curandGetScrambleConstants64"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetScrambleConstants64", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&constants, sizeof constants);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_curand_get_scramble_constants64(constants);
+        assert_true(cubind_mock_matches("curandGetScrambleConstants64"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetScrambleConstants64", (int)cubind_expected);
+    }
 }
 
 const struct CMUnitTest cubind_passthrough_curand[] = {

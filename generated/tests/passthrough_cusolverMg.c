@@ -16,22 +16,35 @@
 #include "passthrough.h"
 #include "recorder.h"
 
+/* Built twice: as passthrough, and with CUBIND_INLINE as passthrough-inline. */
+#if defined(CUBIND_INLINE)
+#define INLINE_FORM 1
+#else
+#define INLINE_FORM 0
+#endif
+
 
 static void test_cubind_cusolverMg_create(void **cubind_state)
 {
     cusolverMgHandle_t *handle = (cusolverMgHandle_t *)(uintptr_t)0x10000010u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_NOT_INITIALIZED;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_create(handle);
-    assert_true(cubind_mock_matches("cusolverMgCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_create(handle);
+        assert_true(cubind_mock_matches("cusolverMgCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_destroy(void **cubind_state)
@@ -39,16 +52,22 @@ static void test_cubind_cusolverMg_destroy(void **cubind_state)
     cusolverMgHandle_t handle = (cusolverMgHandle_t)(uintptr_t)0x10001010u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_ALLOC_FAILED;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_destroy(handle);
-    assert_true(cubind_mock_matches("cusolverMgDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_destroy(handle);
+        assert_true(cubind_mock_matches("cusolverMgDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_device_select(void **cubind_state)
@@ -58,18 +77,24 @@ static void test_cubind_cusolverMg_device_select(void **cubind_state)
     int *deviceId = (int *)(uintptr_t)0x10002030u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_INVALID_VALUE;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&nbDevices, sizeof nbDevices);
-    cubind_mock_expect_arg(&deviceId, sizeof deviceId);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_device_select(handle, nbDevices, deviceId);
-    assert_true(cubind_mock_matches("cusolverMgDeviceSelect"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDeviceSelect", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&nbDevices, sizeof nbDevices);
+        cubind_mock_expect_arg(&deviceId, sizeof deviceId);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_device_select(handle, nbDevices, deviceId);
+        assert_true(cubind_mock_matches("cusolverMgDeviceSelect"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDeviceSelect", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_create_device_grid(void **cubind_state)
@@ -81,20 +106,26 @@ static void test_cubind_cusolverMg_create_device_grid(void **cubind_state)
     cusolverMgGridMapping_t mapping = (cusolverMgGridMapping_t)68;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_ARCH_MISMATCH;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&grid, sizeof grid);
-    cubind_mock_expect_arg(&numRowDevices, sizeof numRowDevices);
-    cubind_mock_expect_arg(&numColDevices, sizeof numColDevices);
-    cubind_mock_expect_arg(&deviceId, sizeof deviceId);
-    cubind_mock_expect_arg(&mapping, sizeof mapping);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_create_device_grid(grid, numRowDevices, numColDevices, deviceId, mapping);
-    assert_true(cubind_mock_matches("cusolverMgCreateDeviceGrid"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreateDeviceGrid", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&grid, sizeof grid);
+        cubind_mock_expect_arg(&numRowDevices, sizeof numRowDevices);
+        cubind_mock_expect_arg(&numColDevices, sizeof numColDevices);
+        cubind_mock_expect_arg(&deviceId, sizeof deviceId);
+        cubind_mock_expect_arg(&mapping, sizeof mapping);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_create_device_grid(grid, numRowDevices, numColDevices, deviceId, mapping);
+        assert_true(cubind_mock_matches("cusolverMgCreateDeviceGrid"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreateDeviceGrid", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_destroy_grid(void **cubind_state)
@@ -102,16 +133,22 @@ static void test_cubind_cusolverMg_destroy_grid(void **cubind_state)
     cudaLibMgGrid_t grid = (cudaLibMgGrid_t)(uintptr_t)0x10004010u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_MAPPING_ERROR;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&grid, sizeof grid);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_destroy_grid(grid);
-    assert_true(cubind_mock_matches("cusolverMgDestroyGrid"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroyGrid", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&grid, sizeof grid);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_destroy_grid(grid);
+        assert_true(cubind_mock_matches("cusolverMgDestroyGrid"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroyGrid", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_create_matrix_desc(void **cubind_state)
@@ -125,22 +162,28 @@ static void test_cubind_cusolverMg_create_matrix_desc(void **cubind_state)
     const cudaLibMgGrid_t grid = (const cudaLibMgGrid_t)(uintptr_t)0x10005070u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_EXECUTION_FAILED;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&desc, sizeof desc);
-    cubind_mock_expect_arg(&numRows, sizeof numRows);
-    cubind_mock_expect_arg(&numCols, sizeof numCols);
-    cubind_mock_expect_arg(&rowBlockSize, sizeof rowBlockSize);
-    cubind_mock_expect_arg(&colBlockSize, sizeof colBlockSize);
-    cubind_mock_expect_arg(&dataType, sizeof dataType);
-    cubind_mock_expect_arg(&grid, sizeof grid);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_create_matrix_desc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
-    assert_true(cubind_mock_matches("cusolverMgCreateMatrixDesc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreateMatrixDesc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&desc, sizeof desc);
+        cubind_mock_expect_arg(&numRows, sizeof numRows);
+        cubind_mock_expect_arg(&numCols, sizeof numCols);
+        cubind_mock_expect_arg(&rowBlockSize, sizeof rowBlockSize);
+        cubind_mock_expect_arg(&colBlockSize, sizeof colBlockSize);
+        cubind_mock_expect_arg(&dataType, sizeof dataType);
+        cubind_mock_expect_arg(&grid, sizeof grid);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_create_matrix_desc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
+        assert_true(cubind_mock_matches("cusolverMgCreateMatrixDesc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreateMatrixDesc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_destroy_matrix_desc(void **cubind_state)
@@ -148,16 +191,22 @@ static void test_cubind_cusolverMg_destroy_matrix_desc(void **cubind_state)
     cudaLibMgMatrixDesc_t desc = (cudaLibMgMatrixDesc_t)(uintptr_t)0x10006010u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_INTERNAL_ERROR;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&desc, sizeof desc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_destroy_matrix_desc(desc);
-    assert_true(cubind_mock_matches("cusolverMgDestroyMatrixDesc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroyMatrixDesc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&desc, sizeof desc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_destroy_matrix_desc(desc);
+        assert_true(cubind_mock_matches("cusolverMgDestroyMatrixDesc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroyMatrixDesc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_syevd_buffer_size(void **cubind_state)
@@ -176,27 +225,33 @@ static void test_cubind_cusolverMg_syevd_buffer_size(void **cubind_state)
     int64_t *lwork = (int64_t *)(uintptr_t)0x100070c0u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&jobz, sizeof jobz);
-    cubind_mock_expect_arg(&uplo, sizeof uplo);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
-    cubind_mock_expect_arg(&IA, sizeof IA);
-    cubind_mock_expect_arg(&JA, sizeof JA);
-    cubind_mock_expect_arg(&descrA, sizeof descrA);
-    cubind_mock_expect_arg(&W, sizeof W);
-    cubind_mock_expect_arg(&dataTypeW, sizeof dataTypeW);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&lwork, sizeof lwork);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_syevd_buffer_size(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
-    assert_true(cubind_mock_matches("cusolverMgSyevd_bufferSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgSyevd_bufferSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&jobz, sizeof jobz);
+        cubind_mock_expect_arg(&uplo, sizeof uplo);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+        cubind_mock_expect_arg(&IA, sizeof IA);
+        cubind_mock_expect_arg(&JA, sizeof JA);
+        cubind_mock_expect_arg(&descrA, sizeof descrA);
+        cubind_mock_expect_arg(&W, sizeof W);
+        cubind_mock_expect_arg(&dataTypeW, sizeof dataTypeW);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&lwork, sizeof lwork);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_syevd_buffer_size(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
+        assert_true(cubind_mock_matches("cusolverMgSyevd_bufferSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgSyevd_bufferSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_syevd(void **cubind_state)
@@ -217,29 +272,35 @@ static void test_cubind_cusolverMg_syevd(void **cubind_state)
     int *info = (int *)(uintptr_t)0x100080e0u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_NOT_SUPPORTED;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&jobz, sizeof jobz);
-    cubind_mock_expect_arg(&uplo, sizeof uplo);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
-    cubind_mock_expect_arg(&IA, sizeof IA);
-    cubind_mock_expect_arg(&JA, sizeof JA);
-    cubind_mock_expect_arg(&descrA, sizeof descrA);
-    cubind_mock_expect_arg(&W, sizeof W);
-    cubind_mock_expect_arg(&dataTypeW, sizeof dataTypeW);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
-    cubind_mock_expect_arg(&lwork, sizeof lwork);
-    cubind_mock_expect_arg(&info, sizeof info);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_syevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
-    assert_true(cubind_mock_matches("cusolverMgSyevd"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgSyevd", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&jobz, sizeof jobz);
+        cubind_mock_expect_arg(&uplo, sizeof uplo);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+        cubind_mock_expect_arg(&IA, sizeof IA);
+        cubind_mock_expect_arg(&JA, sizeof JA);
+        cubind_mock_expect_arg(&descrA, sizeof descrA);
+        cubind_mock_expect_arg(&W, sizeof W);
+        cubind_mock_expect_arg(&dataTypeW, sizeof dataTypeW);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
+        cubind_mock_expect_arg(&lwork, sizeof lwork);
+        cubind_mock_expect_arg(&info, sizeof info);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_syevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
+        assert_true(cubind_mock_matches("cusolverMgSyevd"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgSyevd", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_getrf_buffer_size(void **cubind_state)
@@ -256,25 +317,31 @@ static void test_cubind_cusolverMg_getrf_buffer_size(void **cubind_state)
     int64_t *lwork = (int64_t *)(uintptr_t)0x100090a0u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_ZERO_PIVOT;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&M, sizeof M);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
-    cubind_mock_expect_arg(&IA, sizeof IA);
-    cubind_mock_expect_arg(&JA, sizeof JA);
-    cubind_mock_expect_arg(&descrA, sizeof descrA);
-    cubind_mock_expect_arg(&array_d_IPIV, sizeof array_d_IPIV);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&lwork, sizeof lwork);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_getrf_buffer_size(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
-    assert_true(cubind_mock_matches("cusolverMgGetrf_bufferSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrf_bufferSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&M, sizeof M);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+        cubind_mock_expect_arg(&IA, sizeof IA);
+        cubind_mock_expect_arg(&JA, sizeof JA);
+        cubind_mock_expect_arg(&descrA, sizeof descrA);
+        cubind_mock_expect_arg(&array_d_IPIV, sizeof array_d_IPIV);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&lwork, sizeof lwork);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_getrf_buffer_size(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
+        assert_true(cubind_mock_matches("cusolverMgGetrf_bufferSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrf_bufferSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_getrf(void **cubind_state)
@@ -293,27 +360,33 @@ static void test_cubind_cusolverMg_getrf(void **cubind_state)
     int *info = (int *)(uintptr_t)0x1000a0c0u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_INVALID_LICENSE;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&M, sizeof M);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
-    cubind_mock_expect_arg(&IA, sizeof IA);
-    cubind_mock_expect_arg(&JA, sizeof JA);
-    cubind_mock_expect_arg(&descrA, sizeof descrA);
-    cubind_mock_expect_arg(&array_d_IPIV, sizeof array_d_IPIV);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
-    cubind_mock_expect_arg(&lwork, sizeof lwork);
-    cubind_mock_expect_arg(&info, sizeof info);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_getrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
-    assert_true(cubind_mock_matches("cusolverMgGetrf"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrf", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&M, sizeof M);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+        cubind_mock_expect_arg(&IA, sizeof IA);
+        cubind_mock_expect_arg(&JA, sizeof JA);
+        cubind_mock_expect_arg(&descrA, sizeof descrA);
+        cubind_mock_expect_arg(&array_d_IPIV, sizeof array_d_IPIV);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
+        cubind_mock_expect_arg(&lwork, sizeof lwork);
+        cubind_mock_expect_arg(&info, sizeof info);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_getrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
+        assert_true(cubind_mock_matches("cusolverMgGetrf"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrf", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_getrs_buffer_size(void **cubind_state)
@@ -335,30 +408,36 @@ static void test_cubind_cusolverMg_getrs_buffer_size(void **cubind_state)
     int64_t *lwork = (int64_t *)(uintptr_t)0x1000b0f0u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&TRANS, sizeof TRANS);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_expect_arg(&NRHS, sizeof NRHS);
-    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
-    cubind_mock_expect_arg(&IA, sizeof IA);
-    cubind_mock_expect_arg(&JA, sizeof JA);
-    cubind_mock_expect_arg(&descrA, sizeof descrA);
-    cubind_mock_expect_arg(&array_d_IPIV, sizeof array_d_IPIV);
-    cubind_mock_expect_arg(&array_d_B, sizeof array_d_B);
-    cubind_mock_expect_arg(&IB, sizeof IB);
-    cubind_mock_expect_arg(&JB, sizeof JB);
-    cubind_mock_expect_arg(&descrB, sizeof descrB);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&lwork, sizeof lwork);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_getrs_buffer_size(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
-    assert_true(cubind_mock_matches("cusolverMgGetrs_bufferSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrs_bufferSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&TRANS, sizeof TRANS);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_expect_arg(&NRHS, sizeof NRHS);
+        cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+        cubind_mock_expect_arg(&IA, sizeof IA);
+        cubind_mock_expect_arg(&JA, sizeof JA);
+        cubind_mock_expect_arg(&descrA, sizeof descrA);
+        cubind_mock_expect_arg(&array_d_IPIV, sizeof array_d_IPIV);
+        cubind_mock_expect_arg(&array_d_B, sizeof array_d_B);
+        cubind_mock_expect_arg(&IB, sizeof IB);
+        cubind_mock_expect_arg(&JB, sizeof JB);
+        cubind_mock_expect_arg(&descrB, sizeof descrB);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&lwork, sizeof lwork);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_getrs_buffer_size(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
+        assert_true(cubind_mock_matches("cusolverMgGetrs_bufferSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrs_bufferSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_getrs(void **cubind_state)
@@ -382,32 +461,38 @@ static void test_cubind_cusolverMg_getrs(void **cubind_state)
     int *info = (int *)(uintptr_t)0x1000c110u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_INVALID;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&TRANS, sizeof TRANS);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_expect_arg(&NRHS, sizeof NRHS);
-    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
-    cubind_mock_expect_arg(&IA, sizeof IA);
-    cubind_mock_expect_arg(&JA, sizeof JA);
-    cubind_mock_expect_arg(&descrA, sizeof descrA);
-    cubind_mock_expect_arg(&array_d_IPIV, sizeof array_d_IPIV);
-    cubind_mock_expect_arg(&array_d_B, sizeof array_d_B);
-    cubind_mock_expect_arg(&IB, sizeof IB);
-    cubind_mock_expect_arg(&JB, sizeof JB);
-    cubind_mock_expect_arg(&descrB, sizeof descrB);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
-    cubind_mock_expect_arg(&lwork, sizeof lwork);
-    cubind_mock_expect_arg(&info, sizeof info);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_getrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
-    assert_true(cubind_mock_matches("cusolverMgGetrs"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrs", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&TRANS, sizeof TRANS);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_expect_arg(&NRHS, sizeof NRHS);
+        cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+        cubind_mock_expect_arg(&IA, sizeof IA);
+        cubind_mock_expect_arg(&JA, sizeof JA);
+        cubind_mock_expect_arg(&descrA, sizeof descrA);
+        cubind_mock_expect_arg(&array_d_IPIV, sizeof array_d_IPIV);
+        cubind_mock_expect_arg(&array_d_B, sizeof array_d_B);
+        cubind_mock_expect_arg(&IB, sizeof IB);
+        cubind_mock_expect_arg(&JB, sizeof JB);
+        cubind_mock_expect_arg(&descrB, sizeof descrB);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
+        cubind_mock_expect_arg(&lwork, sizeof lwork);
+        cubind_mock_expect_arg(&info, sizeof info);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_getrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
+        assert_true(cubind_mock_matches("cusolverMgGetrs"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrs", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_potrf_buffer_size(void **cubind_state)
@@ -423,24 +508,30 @@ static void test_cubind_cusolverMg_potrf_buffer_size(void **cubind_state)
     int64_t *lwork = (int64_t *)(uintptr_t)0x1000d090u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_INVALID_PREC;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&uplo, sizeof uplo);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
-    cubind_mock_expect_arg(&IA, sizeof IA);
-    cubind_mock_expect_arg(&JA, sizeof JA);
-    cubind_mock_expect_arg(&descrA, sizeof descrA);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&lwork, sizeof lwork);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_potrf_buffer_size(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    assert_true(cubind_mock_matches("cusolverMgPotrf_bufferSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrf_bufferSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&uplo, sizeof uplo);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+        cubind_mock_expect_arg(&IA, sizeof IA);
+        cubind_mock_expect_arg(&JA, sizeof JA);
+        cubind_mock_expect_arg(&descrA, sizeof descrA);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&lwork, sizeof lwork);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_potrf_buffer_size(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+        assert_true(cubind_mock_matches("cusolverMgPotrf_bufferSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrf_bufferSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_potrf(void **cubind_state)
@@ -458,26 +549,32 @@ static void test_cubind_cusolverMg_potrf(void **cubind_state)
     int *h_info = (int *)(uintptr_t)0x1000e0b0u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_INVALID_REFINE;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&uplo, sizeof uplo);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
-    cubind_mock_expect_arg(&IA, sizeof IA);
-    cubind_mock_expect_arg(&JA, sizeof JA);
-    cubind_mock_expect_arg(&descrA, sizeof descrA);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
-    cubind_mock_expect_arg(&lwork, sizeof lwork);
-    cubind_mock_expect_arg(&h_info, sizeof h_info);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_potrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    assert_true(cubind_mock_matches("cusolverMgPotrf"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrf", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&uplo, sizeof uplo);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+        cubind_mock_expect_arg(&IA, sizeof IA);
+        cubind_mock_expect_arg(&JA, sizeof JA);
+        cubind_mock_expect_arg(&descrA, sizeof descrA);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
+        cubind_mock_expect_arg(&lwork, sizeof lwork);
+        cubind_mock_expect_arg(&h_info, sizeof h_info);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_potrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+        assert_true(cubind_mock_matches("cusolverMgPotrf"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrf", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_potrs_buffer_size(void **cubind_state)
@@ -498,29 +595,35 @@ static void test_cubind_cusolverMg_potrs_buffer_size(void **cubind_state)
     int64_t *lwork = (int64_t *)(uintptr_t)0x1000f0e0u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_INVALID_MAXITER;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&uplo, sizeof uplo);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&nrhs, sizeof nrhs);
-    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
-    cubind_mock_expect_arg(&IA, sizeof IA);
-    cubind_mock_expect_arg(&JA, sizeof JA);
-    cubind_mock_expect_arg(&descrA, sizeof descrA);
-    cubind_mock_expect_arg(&array_d_B, sizeof array_d_B);
-    cubind_mock_expect_arg(&IB, sizeof IB);
-    cubind_mock_expect_arg(&JB, sizeof JB);
-    cubind_mock_expect_arg(&descrB, sizeof descrB);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&lwork, sizeof lwork);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_potrs_buffer_size(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
-    assert_true(cubind_mock_matches("cusolverMgPotrs_bufferSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrs_bufferSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&uplo, sizeof uplo);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&nrhs, sizeof nrhs);
+        cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+        cubind_mock_expect_arg(&IA, sizeof IA);
+        cubind_mock_expect_arg(&JA, sizeof JA);
+        cubind_mock_expect_arg(&descrA, sizeof descrA);
+        cubind_mock_expect_arg(&array_d_B, sizeof array_d_B);
+        cubind_mock_expect_arg(&IB, sizeof IB);
+        cubind_mock_expect_arg(&JB, sizeof JB);
+        cubind_mock_expect_arg(&descrB, sizeof descrB);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&lwork, sizeof lwork);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_potrs_buffer_size(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
+        assert_true(cubind_mock_matches("cusolverMgPotrs_bufferSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrs_bufferSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_potrs(void **cubind_state)
@@ -543,31 +646,37 @@ static void test_cubind_cusolverMg_potrs(void **cubind_state)
     int *h_info = (int *)(uintptr_t)0x10010100u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_INTERNAL_ERROR;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&uplo, sizeof uplo);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&nrhs, sizeof nrhs);
-    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
-    cubind_mock_expect_arg(&IA, sizeof IA);
-    cubind_mock_expect_arg(&JA, sizeof JA);
-    cubind_mock_expect_arg(&descrA, sizeof descrA);
-    cubind_mock_expect_arg(&array_d_B, sizeof array_d_B);
-    cubind_mock_expect_arg(&IB, sizeof IB);
-    cubind_mock_expect_arg(&JB, sizeof JB);
-    cubind_mock_expect_arg(&descrB, sizeof descrB);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
-    cubind_mock_expect_arg(&lwork, sizeof lwork);
-    cubind_mock_expect_arg(&h_info, sizeof h_info);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_potrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
-    assert_true(cubind_mock_matches("cusolverMgPotrs"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrs", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&uplo, sizeof uplo);
+        cubind_mock_expect_arg(&n, sizeof n);
+        cubind_mock_expect_arg(&nrhs, sizeof nrhs);
+        cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+        cubind_mock_expect_arg(&IA, sizeof IA);
+        cubind_mock_expect_arg(&JA, sizeof JA);
+        cubind_mock_expect_arg(&descrA, sizeof descrA);
+        cubind_mock_expect_arg(&array_d_B, sizeof array_d_B);
+        cubind_mock_expect_arg(&IB, sizeof IB);
+        cubind_mock_expect_arg(&JB, sizeof JB);
+        cubind_mock_expect_arg(&descrB, sizeof descrB);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
+        cubind_mock_expect_arg(&lwork, sizeof lwork);
+        cubind_mock_expect_arg(&h_info, sizeof h_info);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_potrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
+        assert_true(cubind_mock_matches("cusolverMgPotrs"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrs", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_potri_buffer_size(void **cubind_state)
@@ -583,24 +692,30 @@ static void test_cubind_cusolverMg_potri_buffer_size(void **cubind_state)
     int64_t *lwork = (int64_t *)(uintptr_t)0x10011090u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_NOT_SUPPORTED;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&uplo, sizeof uplo);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
-    cubind_mock_expect_arg(&IA, sizeof IA);
-    cubind_mock_expect_arg(&JA, sizeof JA);
-    cubind_mock_expect_arg(&descrA, sizeof descrA);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&lwork, sizeof lwork);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_potri_buffer_size(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    assert_true(cubind_mock_matches("cusolverMgPotri_bufferSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotri_bufferSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&uplo, sizeof uplo);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+        cubind_mock_expect_arg(&IA, sizeof IA);
+        cubind_mock_expect_arg(&JA, sizeof JA);
+        cubind_mock_expect_arg(&descrA, sizeof descrA);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&lwork, sizeof lwork);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_potri_buffer_size(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+        assert_true(cubind_mock_matches("cusolverMgPotri_bufferSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotri_bufferSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_cusolverMg_potri(void **cubind_state)
@@ -618,26 +733,32 @@ static void test_cubind_cusolverMg_potri(void **cubind_state)
     int *h_info = (int *)(uintptr_t)0x100120b0u;
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_OUT_OF_RANGE;
     cusolverStatus_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&uplo, sizeof uplo);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
-    cubind_mock_expect_arg(&IA, sizeof IA);
-    cubind_mock_expect_arg(&JA, sizeof JA);
-    cubind_mock_expect_arg(&descrA, sizeof descrA);
-    cubind_mock_expect_arg(&computeType, sizeof computeType);
-    cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
-    cubind_mock_expect_arg(&lwork, sizeof lwork);
-    cubind_mock_expect_arg(&h_info, sizeof h_info);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_cusolverMg_potri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    assert_true(cubind_mock_matches("cusolverMgPotri"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotri", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&uplo, sizeof uplo);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_expect_arg(&array_d_A, sizeof array_d_A);
+        cubind_mock_expect_arg(&IA, sizeof IA);
+        cubind_mock_expect_arg(&JA, sizeof JA);
+        cubind_mock_expect_arg(&descrA, sizeof descrA);
+        cubind_mock_expect_arg(&computeType, sizeof computeType);
+        cubind_mock_expect_arg(&array_d_work, sizeof array_d_work);
+        cubind_mock_expect_arg(&lwork, sizeof lwork);
+        cubind_mock_expect_arg(&h_info, sizeof h_info);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_cusolverMg_potri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+        assert_true(cubind_mock_matches("cusolverMgPotri"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotri", (int)cubind_expected);
+    }
 }
 
 const struct CMUnitTest cubind_passthrough_cusolverMg[] = {

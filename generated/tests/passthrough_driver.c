@@ -16,6 +16,13 @@
 #include "passthrough.h"
 #include "recorder.h"
 
+/* Built twice: as passthrough, and with CUBIND_INLINE as passthrough-inline. */
+#if defined(CUBIND_INLINE)
+#define INLINE_FORM 1
+#else
+#define INLINE_FORM 0
+#endif
+
 
 static void test_cubind_driver_get_error_string(void **cubind_state)
 {
@@ -23,17 +30,23 @@ static void test_cubind_driver_get_error_string(void **cubind_state)
     const char **pStr = (const char **)(uintptr_t)0x10000020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&error, sizeof error);
-    cubind_mock_expect_arg(&pStr, sizeof pStr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_get_error_string(error, pStr);
-    assert_true(cubind_mock_matches("cuGetErrorString"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetErrorString", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&error, sizeof error);
+        cubind_mock_expect_arg(&pStr, sizeof pStr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_get_error_string(error, pStr);
+        assert_true(cubind_mock_matches("cuGetErrorString"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetErrorString", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_get_error_name(void **cubind_state)
@@ -42,17 +55,23 @@ static void test_cubind_driver_get_error_name(void **cubind_state)
     const char **pStr = (const char **)(uintptr_t)0x10001020u;
     const CUresult cubind_expected = CUDA_ERROR_OUT_OF_MEMORY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&error, sizeof error);
-    cubind_mock_expect_arg(&pStr, sizeof pStr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_get_error_name(error, pStr);
-    assert_true(cubind_mock_matches("cuGetErrorName"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetErrorName", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&error, sizeof error);
+        cubind_mock_expect_arg(&pStr, sizeof pStr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_get_error_name(error, pStr);
+        assert_true(cubind_mock_matches("cuGetErrorName"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetErrorName", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_init(void **cubind_state)
@@ -60,16 +79,22 @@ static void test_cubind_driver_init(void **cubind_state)
     unsigned int Flags = (unsigned int)0x120080;
     const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&Flags, sizeof Flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_init(Flags);
-    assert_true(cubind_mock_matches("cuInit"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuInit", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&Flags, sizeof Flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_init(Flags);
+        assert_true(cubind_mock_matches("cuInit"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuInit", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_driver_get_version(void **cubind_state)
@@ -77,16 +102,22 @@ static void test_cubind_driver_driver_get_version(void **cubind_state)
     int *driverVersion = (int *)(uintptr_t)0x10003010u;
     const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&driverVersion, sizeof driverVersion);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_driver_get_version(driverVersion);
-    assert_true(cubind_mock_matches("cuDriverGetVersion"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDriverGetVersion", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&driverVersion, sizeof driverVersion);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_driver_get_version(driverVersion);
+        assert_true(cubind_mock_matches("cuDriverGetVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDriverGetVersion", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get(void **cubind_state)
@@ -95,17 +126,23 @@ static void test_cubind_driver_device_get(void **cubind_state)
     int ordinal = (int)0x120101;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&ordinal, sizeof ordinal);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get(device, ordinal);
-    assert_true(cubind_mock_matches("cuDeviceGet"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGet", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&ordinal, sizeof ordinal);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get(device, ordinal);
+        assert_true(cubind_mock_matches("cuDeviceGet"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGet", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_count(void **cubind_state)
@@ -113,16 +150,22 @@ static void test_cubind_driver_device_get_count(void **cubind_state)
     int *count = (int *)(uintptr_t)0x10005010u;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_count(count);
-    assert_true(cubind_mock_matches("cuDeviceGetCount"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetCount", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_count(count);
+        assert_true(cubind_mock_matches("cuDeviceGetCount"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetCount", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_name(void **cubind_state)
@@ -132,18 +175,24 @@ static void test_cubind_driver_device_get_name(void **cubind_state)
     CUdevice dev = (CUdevice)0x120182;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_expect_arg(&len, sizeof len);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_name(name, len, dev);
-    assert_true(cubind_mock_matches("cuDeviceGetName"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetName", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_expect_arg(&len, sizeof len);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_name(name, len, dev);
+        assert_true(cubind_mock_matches("cuDeviceGetName"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetName", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_uuid(void **cubind_state)
@@ -152,17 +201,23 @@ static void test_cubind_driver_device_get_uuid(void **cubind_state)
     CUdevice dev = (CUdevice)0x1201c1;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&uuid, sizeof uuid);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_uuid(uuid, dev);
-    assert_true(cubind_mock_matches("cuDeviceGetUuid_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetUuid", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&uuid, sizeof uuid);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_uuid(uuid, dev);
+        assert_true(cubind_mock_matches("cuDeviceGetUuid_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetUuid", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_luid(void **cubind_state)
@@ -172,18 +227,24 @@ static void test_cubind_driver_device_get_luid(void **cubind_state)
     CUdevice dev = (CUdevice)0x120202;
     const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&luid, sizeof luid);
-    cubind_mock_expect_arg(&deviceNodeMask, sizeof deviceNodeMask);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_luid(luid, deviceNodeMask, dev);
-    assert_true(cubind_mock_matches("cuDeviceGetLuid"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetLuid", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&luid, sizeof luid);
+        cubind_mock_expect_arg(&deviceNodeMask, sizeof deviceNodeMask);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_luid(luid, deviceNodeMask, dev);
+        assert_true(cubind_mock_matches("cuDeviceGetLuid"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetLuid", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_total_mem(void **cubind_state)
@@ -192,17 +253,23 @@ static void test_cubind_driver_device_total_mem(void **cubind_state)
     CUdevice dev = (CUdevice)0x120241;
     const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&bytes, sizeof bytes);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_total_mem(bytes, dev);
-    assert_true(cubind_mock_matches("cuDeviceTotalMem_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceTotalMem", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&bytes, sizeof bytes);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_total_mem(bytes, dev);
+        assert_true(cubind_mock_matches("cuDeviceTotalMem_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceTotalMem", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_texture1_d_linear_max_width(void **cubind_state)
@@ -213,19 +280,25 @@ static void test_cubind_driver_device_get_texture1_d_linear_max_width(void **cub
     CUdevice dev = (CUdevice)0x120283;
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&maxWidthInElements, sizeof maxWidthInElements);
-    cubind_mock_expect_arg(&format, sizeof format);
-    cubind_mock_expect_arg(&numChannels, sizeof numChannels);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_texture1_d_linear_max_width(maxWidthInElements, format, numChannels, dev);
-    assert_true(cubind_mock_matches("cuDeviceGetTexture1DLinearMaxWidth"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetTexture1DLinearMaxWidth", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&maxWidthInElements, sizeof maxWidthInElements);
+        cubind_mock_expect_arg(&format, sizeof format);
+        cubind_mock_expect_arg(&numChannels, sizeof numChannels);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_texture1_d_linear_max_width(maxWidthInElements, format, numChannels, dev);
+        assert_true(cubind_mock_matches("cuDeviceGetTexture1DLinearMaxWidth"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetTexture1DLinearMaxWidth", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_attribute(void **cubind_state)
@@ -235,18 +308,24 @@ static void test_cubind_driver_device_get_attribute(void **cubind_state)
     CUdevice dev = (CUdevice)0x1202c2;
     const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pi, sizeof pi);
-    cubind_mock_expect_arg(&attrib, sizeof attrib);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_attribute(pi, attrib, dev);
-    assert_true(cubind_mock_matches("cuDeviceGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pi, sizeof pi);
+        cubind_mock_expect_arg(&attrib, sizeof attrib);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_attribute(pi, attrib, dev);
+        assert_true(cubind_mock_matches("cuDeviceGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_host_atomic_capabilities(void **cubind_state)
@@ -257,19 +336,25 @@ static void test_cubind_driver_device_get_host_atomic_capabilities(void **cubind
     CUdevice dev = (CUdevice)0x120303;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&capabilities, sizeof capabilities);
-    cubind_mock_expect_arg(&operations, sizeof operations);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_host_atomic_capabilities(capabilities, operations, count, dev);
-    assert_true(cubind_mock_matches("cuDeviceGetHostAtomicCapabilities"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetHostAtomicCapabilities", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&capabilities, sizeof capabilities);
+        cubind_mock_expect_arg(&operations, sizeof operations);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_host_atomic_capabilities(capabilities, operations, count, dev);
+        assert_true(cubind_mock_matches("cuDeviceGetHostAtomicCapabilities"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetHostAtomicCapabilities", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_nv_sci_sync_attributes(void **cubind_state)
@@ -279,18 +364,24 @@ static void test_cubind_driver_device_get_nv_sci_sync_attributes(void **cubind_s
     int flags = (int)0x120342;
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&nvSciSyncAttrList, sizeof nvSciSyncAttrList);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_nv_sci_sync_attributes(nvSciSyncAttrList, dev, flags);
-    assert_true(cubind_mock_matches("cuDeviceGetNvSciSyncAttributes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetNvSciSyncAttributes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&nvSciSyncAttrList, sizeof nvSciSyncAttrList);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_nv_sci_sync_attributes(nvSciSyncAttrList, dev, flags);
+        assert_true(cubind_mock_matches("cuDeviceGetNvSciSyncAttributes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetNvSciSyncAttributes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_set_mem_pool(void **cubind_state)
@@ -299,17 +390,23 @@ static void test_cubind_driver_device_set_mem_pool(void **cubind_state)
     CUmemoryPool pool = (CUmemoryPool)(uintptr_t)0x1000e020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_expect_arg(&pool, sizeof pool);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_set_mem_pool(dev, pool);
-    assert_true(cubind_mock_matches("cuDeviceSetMemPool"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceSetMemPool", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_expect_arg(&pool, sizeof pool);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_set_mem_pool(dev, pool);
+        assert_true(cubind_mock_matches("cuDeviceSetMemPool"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceSetMemPool", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_mem_pool(void **cubind_state)
@@ -318,17 +415,23 @@ static void test_cubind_driver_device_get_mem_pool(void **cubind_state)
     CUdevice dev = (CUdevice)0x1203c1;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pool, sizeof pool);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_mem_pool(pool, dev);
-    assert_true(cubind_mock_matches("cuDeviceGetMemPool"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetMemPool", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pool, sizeof pool);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_mem_pool(pool, dev);
+        assert_true(cubind_mock_matches("cuDeviceGetMemPool"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetMemPool", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_default_mem_pool(void **cubind_state)
@@ -337,17 +440,23 @@ static void test_cubind_driver_device_get_default_mem_pool(void **cubind_state)
     CUdevice dev = (CUdevice)0x120401;
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pool_out, sizeof pool_out);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_default_mem_pool(pool_out, dev);
-    assert_true(cubind_mock_matches("cuDeviceGetDefaultMemPool"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetDefaultMemPool", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pool_out, sizeof pool_out);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_default_mem_pool(pool_out, dev);
+        assert_true(cubind_mock_matches("cuDeviceGetDefaultMemPool"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetDefaultMemPool", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_exec_affinity_support(void **cubind_state)
@@ -357,18 +466,24 @@ static void test_cubind_driver_device_get_exec_affinity_support(void **cubind_st
     CUdevice dev = (CUdevice)0x120442;
     const CUresult cubind_expected = CUDA_ERROR_MAP_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pi, sizeof pi);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_exec_affinity_support(pi, type, dev);
-    assert_true(cubind_mock_matches("cuDeviceGetExecAffinitySupport"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetExecAffinitySupport", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pi, sizeof pi);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_exec_affinity_support(pi, type, dev);
+        assert_true(cubind_mock_matches("cuDeviceGetExecAffinitySupport"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetExecAffinitySupport", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_flush_gpu_direct_rdma_writes(void **cubind_state)
@@ -377,17 +492,23 @@ static void test_cubind_driver_flush_gpu_direct_rdma_writes(void **cubind_state)
     CUflushGPUDirectRDMAWritesScope scope = (CUflushGPUDirectRDMAWritesScope)65;
     const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&target, sizeof target);
-    cubind_mock_expect_arg(&scope, sizeof scope);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_flush_gpu_direct_rdma_writes(target, scope);
-    assert_true(cubind_mock_matches("cuFlushGPUDirectRDMAWrites"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFlushGPUDirectRDMAWrites", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&target, sizeof target);
+        cubind_mock_expect_arg(&scope, sizeof scope);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_flush_gpu_direct_rdma_writes(target, scope);
+        assert_true(cubind_mock_matches("cuFlushGPUDirectRDMAWrites"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFlushGPUDirectRDMAWrites", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_properties(void **cubind_state)
@@ -396,17 +517,23 @@ static void test_cubind_driver_device_get_properties(void **cubind_state)
     CUdevice dev = (CUdevice)0x1204c1;
     const CUresult cubind_expected = CUDA_ERROR_ARRAY_IS_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prop, sizeof prop);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_properties(prop, dev);
-    assert_true(cubind_mock_matches("cuDeviceGetProperties"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetProperties", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prop, sizeof prop);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_properties(prop, dev);
+        assert_true(cubind_mock_matches("cuDeviceGetProperties"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetProperties", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_compute_capability(void **cubind_state)
@@ -416,18 +543,24 @@ static void test_cubind_driver_device_compute_capability(void **cubind_state)
     CUdevice dev = (CUdevice)0x120502;
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&major, sizeof major);
-    cubind_mock_expect_arg(&minor, sizeof minor);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_compute_capability(major, minor, dev);
-    assert_true(cubind_mock_matches("cuDeviceComputeCapability"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceComputeCapability", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&major, sizeof major);
+        cubind_mock_expect_arg(&minor, sizeof minor);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_compute_capability(major, minor, dev);
+        assert_true(cubind_mock_matches("cuDeviceComputeCapability"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceComputeCapability", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_primary_ctx_retain(void **cubind_state)
@@ -436,17 +569,23 @@ static void test_cubind_driver_device_primary_ctx_retain(void **cubind_state)
     CUdevice dev = (CUdevice)0x120541;
     const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pctx, sizeof pctx);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_primary_ctx_retain(pctx, dev);
-    assert_true(cubind_mock_matches("cuDevicePrimaryCtxRetain"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxRetain", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pctx, sizeof pctx);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_primary_ctx_retain(pctx, dev);
+        assert_true(cubind_mock_matches("cuDevicePrimaryCtxRetain"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxRetain", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_primary_ctx_release(void **cubind_state)
@@ -454,16 +593,22 @@ static void test_cubind_driver_device_primary_ctx_release(void **cubind_state)
     CUdevice dev = (CUdevice)0x120580;
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_primary_ctx_release(dev);
-    assert_true(cubind_mock_matches("cuDevicePrimaryCtxRelease_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxRelease", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_primary_ctx_release(dev);
+        assert_true(cubind_mock_matches("cuDevicePrimaryCtxRelease_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxRelease", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_primary_ctx_set_flags(void **cubind_state)
@@ -472,17 +617,23 @@ static void test_cubind_driver_device_primary_ctx_set_flags(void **cubind_state)
     unsigned int flags = (unsigned int)0x1205c1;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_primary_ctx_set_flags(dev, flags);
-    assert_true(cubind_mock_matches("cuDevicePrimaryCtxSetFlags_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxSetFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_primary_ctx_set_flags(dev, flags);
+        assert_true(cubind_mock_matches("cuDevicePrimaryCtxSetFlags_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxSetFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_primary_ctx_get_state(void **cubind_state)
@@ -492,18 +643,24 @@ static void test_cubind_driver_device_primary_ctx_get_state(void **cubind_state)
     int *active = (int *)(uintptr_t)0x10018030u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&active, sizeof active);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_primary_ctx_get_state(dev, flags, active);
-    assert_true(cubind_mock_matches("cuDevicePrimaryCtxGetState"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxGetState", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&active, sizeof active);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_primary_ctx_get_state(dev, flags, active);
+        assert_true(cubind_mock_matches("cuDevicePrimaryCtxGetState"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxGetState", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_primary_ctx_reset(void **cubind_state)
@@ -511,16 +668,22 @@ static void test_cubind_driver_device_primary_ctx_reset(void **cubind_state)
     CUdevice dev = (CUdevice)0x120640;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_primary_ctx_reset(dev);
-    assert_true(cubind_mock_matches("cuDevicePrimaryCtxReset_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxReset", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_primary_ctx_reset(dev);
+        assert_true(cubind_mock_matches("cuDevicePrimaryCtxReset_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxReset", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_create(void **cubind_state)
@@ -531,19 +694,25 @@ static void test_cubind_driver_ctx_create(void **cubind_state)
     CUdevice dev = (CUdevice)0x120683;
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pctx, sizeof pctx);
-    cubind_mock_expect_arg(&ctxCreateParams, sizeof ctxCreateParams);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_create(pctx, ctxCreateParams, flags, dev);
-    assert_true(cubind_mock_matches("cuCtxCreate_v4"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pctx, sizeof pctx);
+        cubind_mock_expect_arg(&ctxCreateParams, sizeof ctxCreateParams);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_create(pctx, ctxCreateParams, flags, dev);
+        assert_true(cubind_mock_matches("cuCtxCreate_v4"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_destroy(void **cubind_state)
@@ -551,16 +720,22 @@ static void test_cubind_driver_ctx_destroy(void **cubind_state)
     CUcontext ctx = (CUcontext)(uintptr_t)0x1001b010u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctx, sizeof ctx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_destroy(ctx);
-    assert_true(cubind_mock_matches("cuCtxDestroy_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctx, sizeof ctx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_destroy(ctx);
+        assert_true(cubind_mock_matches("cuCtxDestroy_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_push_current(void **cubind_state)
@@ -568,16 +743,22 @@ static void test_cubind_driver_ctx_push_current(void **cubind_state)
     CUcontext ctx = (CUcontext)(uintptr_t)0x1001c010u;
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctx, sizeof ctx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_push_current(ctx);
-    assert_true(cubind_mock_matches("cuCtxPushCurrent_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxPushCurrent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctx, sizeof ctx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_push_current(ctx);
+        assert_true(cubind_mock_matches("cuCtxPushCurrent_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxPushCurrent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_pop_current(void **cubind_state)
@@ -585,16 +766,22 @@ static void test_cubind_driver_ctx_pop_current(void **cubind_state)
     CUcontext *pctx = (CUcontext *)(uintptr_t)0x1001d010u;
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pctx, sizeof pctx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_pop_current(pctx);
-    assert_true(cubind_mock_matches("cuCtxPopCurrent_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxPopCurrent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pctx, sizeof pctx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_pop_current(pctx);
+        assert_true(cubind_mock_matches("cuCtxPopCurrent_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxPopCurrent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_set_current(void **cubind_state)
@@ -602,16 +789,22 @@ static void test_cubind_driver_ctx_set_current(void **cubind_state)
     CUcontext ctx = (CUcontext)(uintptr_t)0x1001e010u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctx, sizeof ctx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_set_current(ctx);
-    assert_true(cubind_mock_matches("cuCtxSetCurrent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetCurrent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctx, sizeof ctx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_set_current(ctx);
+        assert_true(cubind_mock_matches("cuCtxSetCurrent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetCurrent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_get_current(void **cubind_state)
@@ -619,16 +812,22 @@ static void test_cubind_driver_ctx_get_current(void **cubind_state)
     CUcontext *pctx = (CUcontext *)(uintptr_t)0x1001f010u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pctx, sizeof pctx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_get_current(pctx);
-    assert_true(cubind_mock_matches("cuCtxGetCurrent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetCurrent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pctx, sizeof pctx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_current(pctx);
+        assert_true(cubind_mock_matches("cuCtxGetCurrent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetCurrent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_get_device(void **cubind_state)
@@ -636,16 +835,22 @@ static void test_cubind_driver_ctx_get_device(void **cubind_state)
     CUdevice *device = (CUdevice *)(uintptr_t)0x10020010u;
     const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_get_device(device);
-    assert_true(cubind_mock_matches("cuCtxGetDevice"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetDevice", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_device(device);
+        assert_true(cubind_mock_matches("cuCtxGetDevice"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetDevice", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_get_device_v2(void **cubind_state)
@@ -654,17 +859,23 @@ static void test_cubind_driver_ctx_get_device_v2(void **cubind_state)
     CUcontext ctx = (CUcontext)(uintptr_t)0x10021020u;
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&ctx, sizeof ctx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_get_device_v2(device, ctx);
-    assert_true(cubind_mock_matches("cuCtxGetDevice_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetDevice_v2", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&ctx, sizeof ctx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_device_v2(device, ctx);
+        assert_true(cubind_mock_matches("cuCtxGetDevice_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetDevice_v2", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_get_flags(void **cubind_state)
@@ -672,16 +883,22 @@ static void test_cubind_driver_ctx_get_flags(void **cubind_state)
     unsigned int *flags = (unsigned int *)(uintptr_t)0x10022010u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_get_flags(flags);
-    assert_true(cubind_mock_matches("cuCtxGetFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_flags(flags);
+        assert_true(cubind_mock_matches("cuCtxGetFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_set_flags(void **cubind_state)
@@ -689,16 +906,22 @@ static void test_cubind_driver_ctx_set_flags(void **cubind_state)
     unsigned int flags = (unsigned int)0x1208c0;
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_set_flags(flags);
-    assert_true(cubind_mock_matches("cuCtxSetFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_set_flags(flags);
+        assert_true(cubind_mock_matches("cuCtxSetFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_get_id(void **cubind_state)
@@ -707,32 +930,44 @@ static void test_cubind_driver_ctx_get_id(void **cubind_state)
     unsigned long long *ctxId = (unsigned long long *)(uintptr_t)0x10024020u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctx, sizeof ctx);
-    cubind_mock_expect_arg(&ctxId, sizeof ctxId);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_get_id(ctx, ctxId);
-    assert_true(cubind_mock_matches("cuCtxGetId"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetId", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctx, sizeof ctx);
+        cubind_mock_expect_arg(&ctxId, sizeof ctxId);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_id(ctx, ctxId);
+        assert_true(cubind_mock_matches("cuCtxGetId"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetId", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_synchronize(void **cubind_state)
 {
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_synchronize();
-    assert_true(cubind_mock_matches("cuCtxSynchronize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSynchronize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_synchronize();
+        assert_true(cubind_mock_matches("cuCtxSynchronize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSynchronize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_synchronize_v2(void **cubind_state)
@@ -740,16 +975,22 @@ static void test_cubind_driver_ctx_synchronize_v2(void **cubind_state)
     CUcontext ctx = (CUcontext)(uintptr_t)0x10026010u;
     const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctx, sizeof ctx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_synchronize_v2(ctx);
-    assert_true(cubind_mock_matches("cuCtxSynchronize_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSynchronize_v2", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctx, sizeof ctx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_synchronize_v2(ctx);
+        assert_true(cubind_mock_matches("cuCtxSynchronize_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSynchronize_v2", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_set_limit(void **cubind_state)
@@ -758,17 +999,23 @@ static void test_cubind_driver_ctx_set_limit(void **cubind_state)
     size_t value = (size_t)0x123400002701LL;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&limit, sizeof limit);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_set_limit(limit, value);
-    assert_true(cubind_mock_matches("cuCtxSetLimit"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetLimit", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&limit, sizeof limit);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_set_limit(limit, value);
+        assert_true(cubind_mock_matches("cuCtxSetLimit"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetLimit", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_get_limit(void **cubind_state)
@@ -777,17 +1024,23 @@ static void test_cubind_driver_ctx_get_limit(void **cubind_state)
     CUlimit limit = (CUlimit)65;
     const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pvalue, sizeof pvalue);
-    cubind_mock_expect_arg(&limit, sizeof limit);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_get_limit(pvalue, limit);
-    assert_true(cubind_mock_matches("cuCtxGetLimit"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetLimit", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pvalue, sizeof pvalue);
+        cubind_mock_expect_arg(&limit, sizeof limit);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_limit(pvalue, limit);
+        assert_true(cubind_mock_matches("cuCtxGetLimit"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetLimit", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_get_cache_config(void **cubind_state)
@@ -795,16 +1048,22 @@ static void test_cubind_driver_ctx_get_cache_config(void **cubind_state)
     CUfunc_cache *pconfig = (CUfunc_cache *)(uintptr_t)0x10029010u;
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pconfig, sizeof pconfig);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_get_cache_config(pconfig);
-    assert_true(cubind_mock_matches("cuCtxGetCacheConfig"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetCacheConfig", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pconfig, sizeof pconfig);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_cache_config(pconfig);
+        assert_true(cubind_mock_matches("cuCtxGetCacheConfig"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetCacheConfig", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_set_cache_config(void **cubind_state)
@@ -812,16 +1071,22 @@ static void test_cubind_driver_ctx_set_cache_config(void **cubind_state)
     CUfunc_cache config = (CUfunc_cache)64;
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_set_cache_config(config);
-    assert_true(cubind_mock_matches("cuCtxSetCacheConfig"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetCacheConfig", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_set_cache_config(config);
+        assert_true(cubind_mock_matches("cuCtxSetCacheConfig"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetCacheConfig", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_get_api_version(void **cubind_state)
@@ -830,17 +1095,23 @@ static void test_cubind_driver_ctx_get_api_version(void **cubind_state)
     unsigned int *version = (unsigned int *)(uintptr_t)0x1002b020u;
     const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctx, sizeof ctx);
-    cubind_mock_expect_arg(&version, sizeof version);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_get_api_version(ctx, version);
-    assert_true(cubind_mock_matches("cuCtxGetApiVersion"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetApiVersion", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctx, sizeof ctx);
+        cubind_mock_expect_arg(&version, sizeof version);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_api_version(ctx, version);
+        assert_true(cubind_mock_matches("cuCtxGetApiVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetApiVersion", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_get_stream_priority_range(void **cubind_state)
@@ -849,32 +1120,44 @@ static void test_cubind_driver_ctx_get_stream_priority_range(void **cubind_state
     int *greatestPriority = (int *)(uintptr_t)0x1002c020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&leastPriority, sizeof leastPriority);
-    cubind_mock_expect_arg(&greatestPriority, sizeof greatestPriority);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_get_stream_priority_range(leastPriority, greatestPriority);
-    assert_true(cubind_mock_matches("cuCtxGetStreamPriorityRange"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetStreamPriorityRange", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&leastPriority, sizeof leastPriority);
+        cubind_mock_expect_arg(&greatestPriority, sizeof greatestPriority);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_stream_priority_range(leastPriority, greatestPriority);
+        assert_true(cubind_mock_matches("cuCtxGetStreamPriorityRange"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetStreamPriorityRange", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_reset_persisting_l2cache(void **cubind_state)
 {
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_reset_persisting_l2cache();
-    assert_true(cubind_mock_matches("cuCtxResetPersistingL2Cache"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxResetPersistingL2Cache", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_reset_persisting_l2cache();
+        assert_true(cubind_mock_matches("cuCtxResetPersistingL2Cache"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxResetPersistingL2Cache", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_get_exec_affinity(void **cubind_state)
@@ -883,17 +1166,23 @@ static void test_cubind_driver_ctx_get_exec_affinity(void **cubind_state)
     CUexecAffinityType type = (CUexecAffinityType)65;
     const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pExecAffinity, sizeof pExecAffinity);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_get_exec_affinity(pExecAffinity, type);
-    assert_true(cubind_mock_matches("cuCtxGetExecAffinity"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetExecAffinity", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pExecAffinity, sizeof pExecAffinity);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_exec_affinity(pExecAffinity, type);
+        assert_true(cubind_mock_matches("cuCtxGetExecAffinity"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetExecAffinity", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_record_event(void **cubind_state)
@@ -902,17 +1191,23 @@ static void test_cubind_driver_ctx_record_event(void **cubind_state)
     CUevent hEvent = (CUevent)(uintptr_t)0x1002f020u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hCtx, sizeof hCtx);
-    cubind_mock_expect_arg(&hEvent, sizeof hEvent);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_record_event(hCtx, hEvent);
-    assert_true(cubind_mock_matches("cuCtxRecordEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxRecordEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hCtx, sizeof hCtx);
+        cubind_mock_expect_arg(&hEvent, sizeof hEvent);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_record_event(hCtx, hEvent);
+        assert_true(cubind_mock_matches("cuCtxRecordEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxRecordEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_wait_event(void **cubind_state)
@@ -921,17 +1216,23 @@ static void test_cubind_driver_ctx_wait_event(void **cubind_state)
     CUevent hEvent = (CUevent)(uintptr_t)0x10030020u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_READY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hCtx, sizeof hCtx);
-    cubind_mock_expect_arg(&hEvent, sizeof hEvent);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_wait_event(hCtx, hEvent);
-    assert_true(cubind_mock_matches("cuCtxWaitEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxWaitEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hCtx, sizeof hCtx);
+        cubind_mock_expect_arg(&hEvent, sizeof hEvent);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_wait_event(hCtx, hEvent);
+        assert_true(cubind_mock_matches("cuCtxWaitEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxWaitEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_attach(void **cubind_state)
@@ -940,17 +1241,23 @@ static void test_cubind_driver_ctx_attach(void **cubind_state)
     unsigned int flags = (unsigned int)0x120c41;
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pctx, sizeof pctx);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_attach(pctx, flags);
-    assert_true(cubind_mock_matches("cuCtxAttach"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxAttach", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pctx, sizeof pctx);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_attach(pctx, flags);
+        assert_true(cubind_mock_matches("cuCtxAttach"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxAttach", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_detach(void **cubind_state)
@@ -958,16 +1265,22 @@ static void test_cubind_driver_ctx_detach(void **cubind_state)
     CUcontext ctx = (CUcontext)(uintptr_t)0x10032010u;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ctx, sizeof ctx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_detach(ctx);
-    assert_true(cubind_mock_matches("cuCtxDetach"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxDetach", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ctx, sizeof ctx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_detach(ctx);
+        assert_true(cubind_mock_matches("cuCtxDetach"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxDetach", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_get_shared_mem_config(void **cubind_state)
@@ -975,16 +1288,22 @@ static void test_cubind_driver_ctx_get_shared_mem_config(void **cubind_state)
     CUsharedconfig *pConfig = (CUsharedconfig *)(uintptr_t)0x10033010u;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pConfig, sizeof pConfig);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_get_shared_mem_config(pConfig);
-    assert_true(cubind_mock_matches("cuCtxGetSharedMemConfig"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetSharedMemConfig", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pConfig, sizeof pConfig);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_shared_mem_config(pConfig);
+        assert_true(cubind_mock_matches("cuCtxGetSharedMemConfig"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetSharedMemConfig", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_set_shared_mem_config(void **cubind_state)
@@ -992,16 +1311,22 @@ static void test_cubind_driver_ctx_set_shared_mem_config(void **cubind_state)
     CUsharedconfig config = (CUsharedconfig)64;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_set_shared_mem_config(config);
-    assert_true(cubind_mock_matches("cuCtxSetSharedMemConfig"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetSharedMemConfig", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_set_shared_mem_config(config);
+        assert_true(cubind_mock_matches("cuCtxSetSharedMemConfig"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetSharedMemConfig", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_module_load(void **cubind_state)
@@ -1010,17 +1335,23 @@ static void test_cubind_driver_module_load(void **cubind_state)
     const char *fname = (const char *)(uintptr_t)0x10035020u;
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&module, sizeof module);
-    cubind_mock_expect_arg(&fname, sizeof fname);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_module_load(module, fname);
-    assert_true(cubind_mock_matches("cuModuleLoad"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoad", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&module, sizeof module);
+        cubind_mock_expect_arg(&fname, sizeof fname);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_module_load(module, fname);
+        assert_true(cubind_mock_matches("cuModuleLoad"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoad", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_module_load_data(void **cubind_state)
@@ -1029,17 +1360,23 @@ static void test_cubind_driver_module_load_data(void **cubind_state)
     const void *image = (const void *)(uintptr_t)0x10036020u;
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&module, sizeof module);
-    cubind_mock_expect_arg(&image, sizeof image);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_module_load_data(module, image);
-    assert_true(cubind_mock_matches("cuModuleLoadData"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoadData", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&module, sizeof module);
+        cubind_mock_expect_arg(&image, sizeof image);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_module_load_data(module, image);
+        assert_true(cubind_mock_matches("cuModuleLoadData"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoadData", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_module_load_data_ex(void **cubind_state)
@@ -1051,20 +1388,26 @@ static void test_cubind_driver_module_load_data_ex(void **cubind_state)
     void **optionValues = (void **)(uintptr_t)0x10037050u;
     const CUresult cubind_expected = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&module, sizeof module);
-    cubind_mock_expect_arg(&image, sizeof image);
-    cubind_mock_expect_arg(&numOptions, sizeof numOptions);
-    cubind_mock_expect_arg(&options, sizeof options);
-    cubind_mock_expect_arg(&optionValues, sizeof optionValues);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_module_load_data_ex(module, image, numOptions, options, optionValues);
-    assert_true(cubind_mock_matches("cuModuleLoadDataEx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoadDataEx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&module, sizeof module);
+        cubind_mock_expect_arg(&image, sizeof image);
+        cubind_mock_expect_arg(&numOptions, sizeof numOptions);
+        cubind_mock_expect_arg(&options, sizeof options);
+        cubind_mock_expect_arg(&optionValues, sizeof optionValues);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_module_load_data_ex(module, image, numOptions, options, optionValues);
+        assert_true(cubind_mock_matches("cuModuleLoadDataEx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoadDataEx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_module_load_fat_binary(void **cubind_state)
@@ -1073,17 +1416,23 @@ static void test_cubind_driver_module_load_fat_binary(void **cubind_state)
     const void *fatCubin = (const void *)(uintptr_t)0x10038020u;
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_IS_DESTROYED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&module, sizeof module);
-    cubind_mock_expect_arg(&fatCubin, sizeof fatCubin);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_module_load_fat_binary(module, fatCubin);
-    assert_true(cubind_mock_matches("cuModuleLoadFatBinary"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoadFatBinary", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&module, sizeof module);
+        cubind_mock_expect_arg(&fatCubin, sizeof fatCubin);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_module_load_fat_binary(module, fatCubin);
+        assert_true(cubind_mock_matches("cuModuleLoadFatBinary"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoadFatBinary", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_module_unload(void **cubind_state)
@@ -1091,16 +1440,22 @@ static void test_cubind_driver_module_unload(void **cubind_state)
     CUmodule hmod = (CUmodule)(uintptr_t)0x10039010u;
     const CUresult cubind_expected = CUDA_ERROR_ASSERT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hmod, sizeof hmod);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_module_unload(hmod);
-    assert_true(cubind_mock_matches("cuModuleUnload"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleUnload", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hmod, sizeof hmod);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_module_unload(hmod);
+        assert_true(cubind_mock_matches("cuModuleUnload"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleUnload", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_module_get_loading_mode(void **cubind_state)
@@ -1108,16 +1463,22 @@ static void test_cubind_driver_module_get_loading_mode(void **cubind_state)
     CUmoduleLoadingMode *mode = (CUmoduleLoadingMode *)(uintptr_t)0x1003a010u;
     const CUresult cubind_expected = CUDA_ERROR_TOO_MANY_PEERS;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_module_get_loading_mode(mode);
-    assert_true(cubind_mock_matches("cuModuleGetLoadingMode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetLoadingMode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_module_get_loading_mode(mode);
+        assert_true(cubind_mock_matches("cuModuleGetLoadingMode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetLoadingMode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_module_get_function(void **cubind_state)
@@ -1127,18 +1488,24 @@ static void test_cubind_driver_module_get_function(void **cubind_state)
     const char *name = (const char *)(uintptr_t)0x1003b030u;
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_expect_arg(&hmod, sizeof hmod);
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_module_get_function(hfunc, hmod, name);
-    assert_true(cubind_mock_matches("cuModuleGetFunction"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetFunction", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_expect_arg(&hmod, sizeof hmod);
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_module_get_function(hfunc, hmod, name);
+        assert_true(cubind_mock_matches("cuModuleGetFunction"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetFunction", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_module_get_function_count(void **cubind_state)
@@ -1147,17 +1514,23 @@ static void test_cubind_driver_module_get_function_count(void **cubind_state)
     CUmodule mod = (CUmodule)(uintptr_t)0x1003c020u;
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&mod, sizeof mod);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_module_get_function_count(count, mod);
-    assert_true(cubind_mock_matches("cuModuleGetFunctionCount"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetFunctionCount", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&mod, sizeof mod);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_module_get_function_count(count, mod);
+        assert_true(cubind_mock_matches("cuModuleGetFunctionCount"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetFunctionCount", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_module_enumerate_functions(void **cubind_state)
@@ -1167,18 +1540,24 @@ static void test_cubind_driver_module_enumerate_functions(void **cubind_state)
     CUmodule mod = (CUmodule)(uintptr_t)0x1003d030u;
     const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&functions, sizeof functions);
-    cubind_mock_expect_arg(&numFunctions, sizeof numFunctions);
-    cubind_mock_expect_arg(&mod, sizeof mod);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_module_enumerate_functions(functions, numFunctions, mod);
-    assert_true(cubind_mock_matches("cuModuleEnumerateFunctions"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleEnumerateFunctions", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&functions, sizeof functions);
+        cubind_mock_expect_arg(&numFunctions, sizeof numFunctions);
+        cubind_mock_expect_arg(&mod, sizeof mod);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_module_enumerate_functions(functions, numFunctions, mod);
+        assert_true(cubind_mock_matches("cuModuleEnumerateFunctions"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleEnumerateFunctions", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_module_get_global(void **cubind_state)
@@ -1189,19 +1568,25 @@ static void test_cubind_driver_module_get_global(void **cubind_state)
     const char *name = (const char *)(uintptr_t)0x1003e040u;
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&bytes, sizeof bytes);
-    cubind_mock_expect_arg(&hmod, sizeof hmod);
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_module_get_global(dptr, bytes, hmod, name);
-    assert_true(cubind_mock_matches("cuModuleGetGlobal_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetGlobal", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&bytes, sizeof bytes);
+        cubind_mock_expect_arg(&hmod, sizeof hmod);
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_module_get_global(dptr, bytes, hmod, name);
+        assert_true(cubind_mock_matches("cuModuleGetGlobal_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetGlobal", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_link_create(void **cubind_state)
@@ -1212,19 +1597,25 @@ static void test_cubind_driver_link_create(void **cubind_state)
     CUlinkState *stateOut = (CUlinkState *)(uintptr_t)0x1003f040u;
     const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&numOptions, sizeof numOptions);
-    cubind_mock_expect_arg(&options, sizeof options);
-    cubind_mock_expect_arg(&optionValues, sizeof optionValues);
-    cubind_mock_expect_arg(&stateOut, sizeof stateOut);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_link_create(numOptions, options, optionValues, stateOut);
-    assert_true(cubind_mock_matches("cuLinkCreate_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&numOptions, sizeof numOptions);
+        cubind_mock_expect_arg(&options, sizeof options);
+        cubind_mock_expect_arg(&optionValues, sizeof optionValues);
+        cubind_mock_expect_arg(&stateOut, sizeof stateOut);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_link_create(numOptions, options, optionValues, stateOut);
+        assert_true(cubind_mock_matches("cuLinkCreate_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_link_add_data(void **cubind_state)
@@ -1239,23 +1630,29 @@ static void test_cubind_driver_link_add_data(void **cubind_state)
     void **optionValues = (void **)(uintptr_t)0x10040080u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_ADDRESS_SPACE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&state, sizeof state);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&data, sizeof data);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_expect_arg(&numOptions, sizeof numOptions);
-    cubind_mock_expect_arg(&options, sizeof options);
-    cubind_mock_expect_arg(&optionValues, sizeof optionValues);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_link_add_data(state, type, data, size, name, numOptions, options, optionValues);
-    assert_true(cubind_mock_matches("cuLinkAddData_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkAddData", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&state, sizeof state);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&data, sizeof data);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_expect_arg(&numOptions, sizeof numOptions);
+        cubind_mock_expect_arg(&options, sizeof options);
+        cubind_mock_expect_arg(&optionValues, sizeof optionValues);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_link_add_data(state, type, data, size, name, numOptions, options, optionValues);
+        assert_true(cubind_mock_matches("cuLinkAddData_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkAddData", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_link_add_file(void **cubind_state)
@@ -1268,21 +1665,27 @@ static void test_cubind_driver_link_add_file(void **cubind_state)
     void **optionValues = (void **)(uintptr_t)0x10041060u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_PC;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&state, sizeof state);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&path, sizeof path);
-    cubind_mock_expect_arg(&numOptions, sizeof numOptions);
-    cubind_mock_expect_arg(&options, sizeof options);
-    cubind_mock_expect_arg(&optionValues, sizeof optionValues);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_link_add_file(state, type, path, numOptions, options, optionValues);
-    assert_true(cubind_mock_matches("cuLinkAddFile_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkAddFile", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&state, sizeof state);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&path, sizeof path);
+        cubind_mock_expect_arg(&numOptions, sizeof numOptions);
+        cubind_mock_expect_arg(&options, sizeof options);
+        cubind_mock_expect_arg(&optionValues, sizeof optionValues);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_link_add_file(state, type, path, numOptions, options, optionValues);
+        assert_true(cubind_mock_matches("cuLinkAddFile_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkAddFile", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_link_complete(void **cubind_state)
@@ -1292,18 +1695,24 @@ static void test_cubind_driver_link_complete(void **cubind_state)
     size_t *sizeOut = (size_t *)(uintptr_t)0x10042030u;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&state, sizeof state);
-    cubind_mock_expect_arg(&cubinOut, sizeof cubinOut);
-    cubind_mock_expect_arg(&sizeOut, sizeof sizeOut);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_link_complete(state, cubinOut, sizeOut);
-    assert_true(cubind_mock_matches("cuLinkComplete"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkComplete", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&state, sizeof state);
+        cubind_mock_expect_arg(&cubinOut, sizeof cubinOut);
+        cubind_mock_expect_arg(&sizeOut, sizeof sizeOut);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_link_complete(state, cubinOut, sizeOut);
+        assert_true(cubind_mock_matches("cuLinkComplete"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkComplete", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_link_destroy(void **cubind_state)
@@ -1311,16 +1720,22 @@ static void test_cubind_driver_link_destroy(void **cubind_state)
     CUlinkState state = (CUlinkState)(uintptr_t)0x10043010u;
     const CUresult cubind_expected = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&state, sizeof state);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_link_destroy(state);
-    assert_true(cubind_mock_matches("cuLinkDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&state, sizeof state);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_link_destroy(state);
+        assert_true(cubind_mock_matches("cuLinkDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_module_get_tex_ref(void **cubind_state)
@@ -1330,18 +1745,24 @@ static void test_cubind_driver_module_get_tex_ref(void **cubind_state)
     const char *name = (const char *)(uintptr_t)0x10044030u;
     const CUresult cubind_expected = CUDA_ERROR_TENSOR_MEMORY_LEAK;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pTexRef, sizeof pTexRef);
-    cubind_mock_expect_arg(&hmod, sizeof hmod);
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_module_get_tex_ref(pTexRef, hmod, name);
-    assert_true(cubind_mock_matches("cuModuleGetTexRef"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetTexRef", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pTexRef, sizeof pTexRef);
+        cubind_mock_expect_arg(&hmod, sizeof hmod);
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_module_get_tex_ref(pTexRef, hmod, name);
+        assert_true(cubind_mock_matches("cuModuleGetTexRef"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetTexRef", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_module_get_surf_ref(void **cubind_state)
@@ -1351,18 +1772,24 @@ static void test_cubind_driver_module_get_surf_ref(void **cubind_state)
     const char *name = (const char *)(uintptr_t)0x10045030u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_PERMITTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pSurfRef, sizeof pSurfRef);
-    cubind_mock_expect_arg(&hmod, sizeof hmod);
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_module_get_surf_ref(pSurfRef, hmod, name);
-    assert_true(cubind_mock_matches("cuModuleGetSurfRef"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetSurfRef", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pSurfRef, sizeof pSurfRef);
+        cubind_mock_expect_arg(&hmod, sizeof hmod);
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_module_get_surf_ref(pSurfRef, hmod, name);
+        assert_true(cubind_mock_matches("cuModuleGetSurfRef"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetSurfRef", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_library_load_data(void **cubind_state)
@@ -1377,23 +1804,29 @@ static void test_cubind_driver_library_load_data(void **cubind_state)
     unsigned int numLibraryOptions = (unsigned int)0x121187;
     const CUresult cubind_expected = CUDA_ERROR_NOT_SUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_expect_arg(&code, sizeof code);
-    cubind_mock_expect_arg(&jitOptions, sizeof jitOptions);
-    cubind_mock_expect_arg(&jitOptionsValues, sizeof jitOptionsValues);
-    cubind_mock_expect_arg(&numJitOptions, sizeof numJitOptions);
-    cubind_mock_expect_arg(&libraryOptions, sizeof libraryOptions);
-    cubind_mock_expect_arg(&libraryOptionValues, sizeof libraryOptionValues);
-    cubind_mock_expect_arg(&numLibraryOptions, sizeof numLibraryOptions);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_library_load_data(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    assert_true(cubind_mock_matches("cuLibraryLoadData"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryLoadData", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_expect_arg(&code, sizeof code);
+        cubind_mock_expect_arg(&jitOptions, sizeof jitOptions);
+        cubind_mock_expect_arg(&jitOptionsValues, sizeof jitOptionsValues);
+        cubind_mock_expect_arg(&numJitOptions, sizeof numJitOptions);
+        cubind_mock_expect_arg(&libraryOptions, sizeof libraryOptions);
+        cubind_mock_expect_arg(&libraryOptionValues, sizeof libraryOptionValues);
+        cubind_mock_expect_arg(&numLibraryOptions, sizeof numLibraryOptions);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_load_data(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        assert_true(cubind_mock_matches("cuLibraryLoadData"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryLoadData", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_library_load_from_file(void **cubind_state)
@@ -1408,23 +1841,29 @@ static void test_cubind_driver_library_load_from_file(void **cubind_state)
     unsigned int numLibraryOptions = (unsigned int)0x1211c7;
     const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_expect_arg(&fileName, sizeof fileName);
-    cubind_mock_expect_arg(&jitOptions, sizeof jitOptions);
-    cubind_mock_expect_arg(&jitOptionsValues, sizeof jitOptionsValues);
-    cubind_mock_expect_arg(&numJitOptions, sizeof numJitOptions);
-    cubind_mock_expect_arg(&libraryOptions, sizeof libraryOptions);
-    cubind_mock_expect_arg(&libraryOptionValues, sizeof libraryOptionValues);
-    cubind_mock_expect_arg(&numLibraryOptions, sizeof numLibraryOptions);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_library_load_from_file(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    assert_true(cubind_mock_matches("cuLibraryLoadFromFile"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryLoadFromFile", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_expect_arg(&fileName, sizeof fileName);
+        cubind_mock_expect_arg(&jitOptions, sizeof jitOptions);
+        cubind_mock_expect_arg(&jitOptionsValues, sizeof jitOptionsValues);
+        cubind_mock_expect_arg(&numJitOptions, sizeof numJitOptions);
+        cubind_mock_expect_arg(&libraryOptions, sizeof libraryOptions);
+        cubind_mock_expect_arg(&libraryOptionValues, sizeof libraryOptionValues);
+        cubind_mock_expect_arg(&numLibraryOptions, sizeof numLibraryOptions);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_load_from_file(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        assert_true(cubind_mock_matches("cuLibraryLoadFromFile"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryLoadFromFile", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_library_unload(void **cubind_state)
@@ -1432,16 +1871,22 @@ static void test_cubind_driver_library_unload(void **cubind_state)
     CUlibrary library = (CUlibrary)(uintptr_t)0x10048010u;
     const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_library_unload(library);
-    assert_true(cubind_mock_matches("cuLibraryUnload"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryUnload", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_unload(library);
+        assert_true(cubind_mock_matches("cuLibraryUnload"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryUnload", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_library_get_kernel(void **cubind_state)
@@ -1451,18 +1896,24 @@ static void test_cubind_driver_library_get_kernel(void **cubind_state)
     const char *name = (const char *)(uintptr_t)0x10049030u;
     const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pKernel, sizeof pKernel);
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_library_get_kernel(pKernel, library, name);
-    assert_true(cubind_mock_matches("cuLibraryGetKernel"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetKernel", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pKernel, sizeof pKernel);
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_get_kernel(pKernel, library, name);
+        assert_true(cubind_mock_matches("cuLibraryGetKernel"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetKernel", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
@@ -1471,17 +1922,23 @@ static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
     CUlibrary lib = (CUlibrary)(uintptr_t)0x1004a020u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&lib, sizeof lib);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_library_get_kernel_count(count, lib);
-    assert_true(cubind_mock_matches("cuLibraryGetKernelCount"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetKernelCount", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&lib, sizeof lib);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_get_kernel_count(count, lib);
+        assert_true(cubind_mock_matches("cuLibraryGetKernelCount"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetKernelCount", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
@@ -1491,18 +1948,24 @@ static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
     CUlibrary lib = (CUlibrary)(uintptr_t)0x1004b030u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&kernels, sizeof kernels);
-    cubind_mock_expect_arg(&numKernels, sizeof numKernels);
-    cubind_mock_expect_arg(&lib, sizeof lib);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_library_enumerate_kernels(kernels, numKernels, lib);
-    assert_true(cubind_mock_matches("cuLibraryEnumerateKernels"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryEnumerateKernels", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&kernels, sizeof kernels);
+        cubind_mock_expect_arg(&numKernels, sizeof numKernels);
+        cubind_mock_expect_arg(&lib, sizeof lib);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_enumerate_kernels(kernels, numKernels, lib);
+        assert_true(cubind_mock_matches("cuLibraryEnumerateKernels"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryEnumerateKernels", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_library_get_module(void **cubind_state)
@@ -1511,17 +1974,23 @@ static void test_cubind_driver_library_get_module(void **cubind_state)
     CUlibrary library = (CUlibrary)(uintptr_t)0x1004c020u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pMod, sizeof pMod);
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_library_get_module(pMod, library);
-    assert_true(cubind_mock_matches("cuLibraryGetModule"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetModule", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pMod, sizeof pMod);
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_get_module(pMod, library);
+        assert_true(cubind_mock_matches("cuLibraryGetModule"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetModule", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_kernel_get_function(void **cubind_state)
@@ -1530,17 +1999,23 @@ static void test_cubind_driver_kernel_get_function(void **cubind_state)
     CUkernel kernel = (CUkernel)(uintptr_t)0x1004d020u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pFunc, sizeof pFunc);
-    cubind_mock_expect_arg(&kernel, sizeof kernel);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_kernel_get_function(pFunc, kernel);
-    assert_true(cubind_mock_matches("cuKernelGetFunction"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetFunction", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pFunc, sizeof pFunc);
+        cubind_mock_expect_arg(&kernel, sizeof kernel);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_kernel_get_function(pFunc, kernel);
+        assert_true(cubind_mock_matches("cuKernelGetFunction"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetFunction", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_kernel_get_library(void **cubind_state)
@@ -1549,17 +2024,23 @@ static void test_cubind_driver_kernel_get_library(void **cubind_state)
     CUkernel kernel = (CUkernel)(uintptr_t)0x1004e020u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pLib, sizeof pLib);
-    cubind_mock_expect_arg(&kernel, sizeof kernel);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_kernel_get_library(pLib, kernel);
-    assert_true(cubind_mock_matches("cuKernelGetLibrary"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetLibrary", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pLib, sizeof pLib);
+        cubind_mock_expect_arg(&kernel, sizeof kernel);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_kernel_get_library(pLib, kernel);
+        assert_true(cubind_mock_matches("cuKernelGetLibrary"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetLibrary", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_library_get_global(void **cubind_state)
@@ -1570,19 +2051,25 @@ static void test_cubind_driver_library_get_global(void **cubind_state)
     const char *name = (const char *)(uintptr_t)0x1004f040u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&bytes, sizeof bytes);
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_library_get_global(dptr, bytes, library, name);
-    assert_true(cubind_mock_matches("cuLibraryGetGlobal"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetGlobal", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&bytes, sizeof bytes);
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_get_global(dptr, bytes, library, name);
+        assert_true(cubind_mock_matches("cuLibraryGetGlobal"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetGlobal", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_library_get_managed(void **cubind_state)
@@ -1593,19 +2080,25 @@ static void test_cubind_driver_library_get_managed(void **cubind_state)
     const char *name = (const char *)(uintptr_t)0x10050040u;
     const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&bytes, sizeof bytes);
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_library_get_managed(dptr, bytes, library, name);
-    assert_true(cubind_mock_matches("cuLibraryGetManaged"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetManaged", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&bytes, sizeof bytes);
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_get_managed(dptr, bytes, library, name);
+        assert_true(cubind_mock_matches("cuLibraryGetManaged"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetManaged", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_library_get_unified_function(void **cubind_state)
@@ -1615,18 +2108,24 @@ static void test_cubind_driver_library_get_unified_function(void **cubind_state)
     const char *symbol = (const char *)(uintptr_t)0x10051030u;
     const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&fptr, sizeof fptr);
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_library_get_unified_function(fptr, library, symbol);
-    assert_true(cubind_mock_matches("cuLibraryGetUnifiedFunction"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetUnifiedFunction", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&fptr, sizeof fptr);
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_library_get_unified_function(fptr, library, symbol);
+        assert_true(cubind_mock_matches("cuLibraryGetUnifiedFunction"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetUnifiedFunction", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
@@ -1637,19 +2136,25 @@ static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
     CUdevice dev = (CUdevice)0x121483;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pi, sizeof pi);
-    cubind_mock_expect_arg(&attrib, sizeof attrib);
-    cubind_mock_expect_arg(&kernel, sizeof kernel);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_kernel_get_attribute(pi, attrib, kernel, dev);
-    assert_true(cubind_mock_matches("cuKernelGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pi, sizeof pi);
+        cubind_mock_expect_arg(&attrib, sizeof attrib);
+        cubind_mock_expect_arg(&kernel, sizeof kernel);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_kernel_get_attribute(pi, attrib, kernel, dev);
+        assert_true(cubind_mock_matches("cuKernelGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_kernel_set_attribute(void **cubind_state)
@@ -1660,19 +2165,25 @@ static void test_cubind_driver_kernel_set_attribute(void **cubind_state)
     CUdevice dev = (CUdevice)0x1214c3;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&attrib, sizeof attrib);
-    cubind_mock_expect_arg(&val, sizeof val);
-    cubind_mock_expect_arg(&kernel, sizeof kernel);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_kernel_set_attribute(attrib, val, kernel, dev);
-    assert_true(cubind_mock_matches("cuKernelSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&attrib, sizeof attrib);
+        cubind_mock_expect_arg(&val, sizeof val);
+        cubind_mock_expect_arg(&kernel, sizeof kernel);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_kernel_set_attribute(attrib, val, kernel, dev);
+        assert_true(cubind_mock_matches("cuKernelSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_kernel_set_cache_config(void **cubind_state)
@@ -1682,18 +2193,24 @@ static void test_cubind_driver_kernel_set_cache_config(void **cubind_state)
     CUdevice dev = (CUdevice)0x121502;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&kernel, sizeof kernel);
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_kernel_set_cache_config(kernel, config, dev);
-    assert_true(cubind_mock_matches("cuKernelSetCacheConfig"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelSetCacheConfig", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&kernel, sizeof kernel);
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_kernel_set_cache_config(kernel, config, dev);
+        assert_true(cubind_mock_matches("cuKernelSetCacheConfig"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelSetCacheConfig", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_kernel_get_name(void **cubind_state)
@@ -1702,17 +2219,23 @@ static void test_cubind_driver_kernel_get_name(void **cubind_state)
     CUkernel hfunc = (CUkernel)(uintptr_t)0x10055020u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_kernel_get_name(name, hfunc);
-    assert_true(cubind_mock_matches("cuKernelGetName"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetName", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_kernel_get_name(name, hfunc);
+        assert_true(cubind_mock_matches("cuKernelGetName"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetName", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_kernel_get_param_info(void **cubind_state)
@@ -1723,19 +2246,25 @@ static void test_cubind_driver_kernel_get_param_info(void **cubind_state)
     size_t *paramSize = (size_t *)(uintptr_t)0x10056040u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&kernel, sizeof kernel);
-    cubind_mock_expect_arg(&paramIndex, sizeof paramIndex);
-    cubind_mock_expect_arg(&paramOffset, sizeof paramOffset);
-    cubind_mock_expect_arg(&paramSize, sizeof paramSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_kernel_get_param_info(kernel, paramIndex, paramOffset, paramSize);
-    assert_true(cubind_mock_matches("cuKernelGetParamInfo"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetParamInfo", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&kernel, sizeof kernel);
+        cubind_mock_expect_arg(&paramIndex, sizeof paramIndex);
+        cubind_mock_expect_arg(&paramOffset, sizeof paramOffset);
+        cubind_mock_expect_arg(&paramSize, sizeof paramSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_kernel_get_param_info(kernel, paramIndex, paramOffset, paramSize);
+        assert_true(cubind_mock_matches("cuKernelGetParamInfo"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetParamInfo", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_get_info(void **cubind_state)
@@ -1744,17 +2273,23 @@ static void test_cubind_driver_mem_get_info(void **cubind_state)
     size_t *total = (size_t *)(uintptr_t)0x10057020u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&free, sizeof free);
-    cubind_mock_expect_arg(&total, sizeof total);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_get_info(free, total);
-    assert_true(cubind_mock_matches("cuMemGetInfo_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetInfo", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&free, sizeof free);
+        cubind_mock_expect_arg(&total, sizeof total);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_get_info(free, total);
+        assert_true(cubind_mock_matches("cuMemGetInfo_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetInfo", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_alloc(void **cubind_state)
@@ -1763,17 +2298,23 @@ static void test_cubind_driver_mem_alloc(void **cubind_state)
     size_t bytesize = (size_t)0x123400005801LL;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&bytesize, sizeof bytesize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_alloc(dptr, bytesize);
-    assert_true(cubind_mock_matches("cuMemAlloc_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAlloc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&bytesize, sizeof bytesize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_alloc(dptr, bytesize);
+        assert_true(cubind_mock_matches("cuMemAlloc_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAlloc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_alloc_pitch(void **cubind_state)
@@ -1785,20 +2326,26 @@ static void test_cubind_driver_mem_alloc_pitch(void **cubind_state)
     unsigned int ElementSizeBytes = (unsigned int)0x121644;
     const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&pPitch, sizeof pPitch);
-    cubind_mock_expect_arg(&WidthInBytes, sizeof WidthInBytes);
-    cubind_mock_expect_arg(&Height, sizeof Height);
-    cubind_mock_expect_arg(&ElementSizeBytes, sizeof ElementSizeBytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_alloc_pitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-    assert_true(cubind_mock_matches("cuMemAllocPitch_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocPitch", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&pPitch, sizeof pPitch);
+        cubind_mock_expect_arg(&WidthInBytes, sizeof WidthInBytes);
+        cubind_mock_expect_arg(&Height, sizeof Height);
+        cubind_mock_expect_arg(&ElementSizeBytes, sizeof ElementSizeBytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_alloc_pitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+        assert_true(cubind_mock_matches("cuMemAllocPitch_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocPitch", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_free(void **cubind_state)
@@ -1806,16 +2353,22 @@ static void test_cubind_driver_mem_free(void **cubind_state)
     CUdeviceptr dptr = (CUdeviceptr)0x123400005a00LL;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_free(dptr);
-    assert_true(cubind_mock_matches("cuMemFree_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemFree", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_free(dptr);
+        assert_true(cubind_mock_matches("cuMemFree_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemFree", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_get_address_range(void **cubind_state)
@@ -1825,18 +2378,24 @@ static void test_cubind_driver_mem_get_address_range(void **cubind_state)
     CUdeviceptr dptr = (CUdeviceptr)0x123400005b02LL;
     const CUresult cubind_expected = CUDA_ERROR_TIMEOUT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pbase, sizeof pbase);
-    cubind_mock_expect_arg(&psize, sizeof psize);
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_get_address_range(pbase, psize, dptr);
-    assert_true(cubind_mock_matches("cuMemGetAddressRange_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAddressRange", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pbase, sizeof pbase);
+        cubind_mock_expect_arg(&psize, sizeof psize);
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_get_address_range(pbase, psize, dptr);
+        assert_true(cubind_mock_matches("cuMemGetAddressRange_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAddressRange", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_alloc_host(void **cubind_state)
@@ -1845,17 +2404,23 @@ static void test_cubind_driver_mem_alloc_host(void **cubind_state)
     size_t bytesize = (size_t)0x123400005c01LL;
     const CUresult cubind_expected = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pp, sizeof pp);
-    cubind_mock_expect_arg(&bytesize, sizeof bytesize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_alloc_host(pp, bytesize);
-    assert_true(cubind_mock_matches("cuMemAllocHost_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocHost", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pp, sizeof pp);
+        cubind_mock_expect_arg(&bytesize, sizeof bytesize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_alloc_host(pp, bytesize);
+        assert_true(cubind_mock_matches("cuMemAllocHost_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocHost", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_free_host(void **cubind_state)
@@ -1863,16 +2428,22 @@ static void test_cubind_driver_mem_free_host(void **cubind_state)
     void *p = (void *)(uintptr_t)0x1005d010u;
     const CUresult cubind_expected = CUDA_ERROR_EXTERNAL_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&p, sizeof p);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_free_host(p);
-    assert_true(cubind_mock_matches("cuMemFreeHost"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemFreeHost", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&p, sizeof p);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_free_host(p);
+        assert_true(cubind_mock_matches("cuMemFreeHost"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemFreeHost", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_host_alloc(void **cubind_state)
@@ -1882,18 +2453,24 @@ static void test_cubind_driver_mem_host_alloc(void **cubind_state)
     unsigned int Flags = (unsigned int)0x121782;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_CLUSTER_SIZE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pp, sizeof pp);
-    cubind_mock_expect_arg(&bytesize, sizeof bytesize);
-    cubind_mock_expect_arg(&Flags, sizeof Flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_host_alloc(pp, bytesize, Flags);
-    assert_true(cubind_mock_matches("cuMemHostAlloc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostAlloc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pp, sizeof pp);
+        cubind_mock_expect_arg(&bytesize, sizeof bytesize);
+        cubind_mock_expect_arg(&Flags, sizeof Flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_host_alloc(pp, bytesize, Flags);
+        assert_true(cubind_mock_matches("cuMemHostAlloc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostAlloc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_host_get_device_pointer(void **cubind_state)
@@ -1903,18 +2480,24 @@ static void test_cubind_driver_mem_host_get_device_pointer(void **cubind_state)
     unsigned int Flags = (unsigned int)0x1217c2;
     const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pdptr, sizeof pdptr);
-    cubind_mock_expect_arg(&p, sizeof p);
-    cubind_mock_expect_arg(&Flags, sizeof Flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_host_get_device_pointer(pdptr, p, Flags);
-    assert_true(cubind_mock_matches("cuMemHostGetDevicePointer_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostGetDevicePointer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pdptr, sizeof pdptr);
+        cubind_mock_expect_arg(&p, sizeof p);
+        cubind_mock_expect_arg(&Flags, sizeof Flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_host_get_device_pointer(pdptr, p, Flags);
+        assert_true(cubind_mock_matches("cuMemHostGetDevicePointer_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostGetDevicePointer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_host_get_flags(void **cubind_state)
@@ -1923,17 +2506,23 @@ static void test_cubind_driver_mem_host_get_flags(void **cubind_state)
     void *p = (void *)(uintptr_t)0x10060020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pFlags, sizeof pFlags);
-    cubind_mock_expect_arg(&p, sizeof p);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_host_get_flags(pFlags, p);
-    assert_true(cubind_mock_matches("cuMemHostGetFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostGetFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pFlags, sizeof pFlags);
+        cubind_mock_expect_arg(&p, sizeof p);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_host_get_flags(pFlags, p);
+        assert_true(cubind_mock_matches("cuMemHostGetFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostGetFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_alloc_managed(void **cubind_state)
@@ -1943,18 +2532,24 @@ static void test_cubind_driver_mem_alloc_managed(void **cubind_state)
     unsigned int flags = (unsigned int)0x121842;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&bytesize, sizeof bytesize);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_alloc_managed(dptr, bytesize, flags);
-    assert_true(cubind_mock_matches("cuMemAllocManaged"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocManaged", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&bytesize, sizeof bytesize);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_alloc_managed(dptr, bytesize, flags);
+        assert_true(cubind_mock_matches("cuMemAllocManaged"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocManaged", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_register_async_notification(void **cubind_state)
@@ -1965,19 +2560,25 @@ static void test_cubind_driver_device_register_async_notification(void **cubind_
     CUasyncCallbackHandle *callback = (CUasyncCallbackHandle *)(uintptr_t)0x10062040u;
     const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&callbackFunc, sizeof callbackFunc);
-    cubind_mock_expect_arg(&userData, sizeof userData);
-    cubind_mock_expect_arg(&callback, sizeof callback);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_register_async_notification(device, callbackFunc, userData, callback);
-    assert_true(cubind_mock_matches("cuDeviceRegisterAsyncNotification"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceRegisterAsyncNotification", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&callbackFunc, sizeof callbackFunc);
+        cubind_mock_expect_arg(&userData, sizeof userData);
+        cubind_mock_expect_arg(&callback, sizeof callback);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_register_async_notification(device, callbackFunc, userData, callback);
+        assert_true(cubind_mock_matches("cuDeviceRegisterAsyncNotification"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceRegisterAsyncNotification", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_unregister_async_notification(void **cubind_state)
@@ -1986,17 +2587,23 @@ static void test_cubind_driver_device_unregister_async_notification(void **cubin
     CUasyncCallbackHandle callback = (CUasyncCallbackHandle)(uintptr_t)0x10063020u;
     const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&callback, sizeof callback);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_unregister_async_notification(device, callback);
-    assert_true(cubind_mock_matches("cuDeviceUnregisterAsyncNotification"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceUnregisterAsyncNotification", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&callback, sizeof callback);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_unregister_async_notification(device, callback);
+        assert_true(cubind_mock_matches("cuDeviceUnregisterAsyncNotification"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceUnregisterAsyncNotification", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_by_pci_bus_id(void **cubind_state)
@@ -2005,17 +2612,23 @@ static void test_cubind_driver_device_get_by_pci_bus_id(void **cubind_state)
     const char *pciBusId = (const char *)(uintptr_t)0x10064020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_expect_arg(&pciBusId, sizeof pciBusId);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_by_pci_bus_id(dev, pciBusId);
-    assert_true(cubind_mock_matches("cuDeviceGetByPCIBusId"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetByPCIBusId", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_expect_arg(&pciBusId, sizeof pciBusId);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_by_pci_bus_id(dev, pciBusId);
+        assert_true(cubind_mock_matches("cuDeviceGetByPCIBusId"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetByPCIBusId", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_pci_bus_id(void **cubind_state)
@@ -2025,18 +2638,24 @@ static void test_cubind_driver_device_get_pci_bus_id(void **cubind_state)
     CUdevice dev = (CUdevice)0x121942;
     const CUresult cubind_expected = CUDA_ERROR_OUT_OF_MEMORY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pciBusId, sizeof pciBusId);
-    cubind_mock_expect_arg(&len, sizeof len);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_pci_bus_id(pciBusId, len, dev);
-    assert_true(cubind_mock_matches("cuDeviceGetPCIBusId"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetPCIBusId", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pciBusId, sizeof pciBusId);
+        cubind_mock_expect_arg(&len, sizeof len);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_pci_bus_id(pciBusId, len, dev);
+        assert_true(cubind_mock_matches("cuDeviceGetPCIBusId"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetPCIBusId", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ipc_get_event_handle(void **cubind_state)
@@ -2045,17 +2664,23 @@ static void test_cubind_driver_ipc_get_event_handle(void **cubind_state)
     CUevent event = (CUevent)(uintptr_t)0x10066020u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pHandle, sizeof pHandle);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ipc_get_event_handle(pHandle, event);
-    assert_true(cubind_mock_matches("cuIpcGetEventHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcGetEventHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pHandle, sizeof pHandle);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ipc_get_event_handle(pHandle, event);
+        assert_true(cubind_mock_matches("cuIpcGetEventHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcGetEventHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ipc_open_event_handle(void **cubind_state)
@@ -2064,18 +2689,24 @@ static void test_cubind_driver_ipc_open_event_handle(void **cubind_state)
     CUipcEventHandle handle;
     const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&handle, 66, sizeof handle);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phEvent, sizeof phEvent);
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ipc_open_event_handle(phEvent, handle);
-    assert_true(cubind_mock_matches("cuIpcOpenEventHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcOpenEventHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phEvent, sizeof phEvent);
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ipc_open_event_handle(phEvent, handle);
+        assert_true(cubind_mock_matches("cuIpcOpenEventHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcOpenEventHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ipc_get_mem_handle(void **cubind_state)
@@ -2084,17 +2715,23 @@ static void test_cubind_driver_ipc_get_mem_handle(void **cubind_state)
     CUdeviceptr dptr = (CUdeviceptr)0x123400006801LL;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pHandle, sizeof pHandle);
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ipc_get_mem_handle(pHandle, dptr);
-    assert_true(cubind_mock_matches("cuIpcGetMemHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcGetMemHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pHandle, sizeof pHandle);
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ipc_get_mem_handle(pHandle, dptr);
+        assert_true(cubind_mock_matches("cuIpcGetMemHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcGetMemHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ipc_open_mem_handle(void **cubind_state)
@@ -2104,19 +2741,25 @@ static void test_cubind_driver_ipc_open_mem_handle(void **cubind_state)
     unsigned int Flags = (unsigned int)0x121a42;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&handle, 66, sizeof handle);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pdptr, sizeof pdptr);
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&Flags, sizeof Flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ipc_open_mem_handle(pdptr, handle, Flags);
-    assert_true(cubind_mock_matches("cuIpcOpenMemHandle_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcOpenMemHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pdptr, sizeof pdptr);
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&Flags, sizeof Flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ipc_open_mem_handle(pdptr, handle, Flags);
+        assert_true(cubind_mock_matches("cuIpcOpenMemHandle_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcOpenMemHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ipc_close_mem_handle(void **cubind_state)
@@ -2124,16 +2767,22 @@ static void test_cubind_driver_ipc_close_mem_handle(void **cubind_state)
     CUdeviceptr dptr = (CUdeviceptr)0x123400006a00LL;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ipc_close_mem_handle(dptr);
-    assert_true(cubind_mock_matches("cuIpcCloseMemHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcCloseMemHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ipc_close_mem_handle(dptr);
+        assert_true(cubind_mock_matches("cuIpcCloseMemHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcCloseMemHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_host_register(void **cubind_state)
@@ -2143,18 +2792,24 @@ static void test_cubind_driver_mem_host_register(void **cubind_state)
     unsigned int Flags = (unsigned int)0x121ac2;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&p, sizeof p);
-    cubind_mock_expect_arg(&bytesize, sizeof bytesize);
-    cubind_mock_expect_arg(&Flags, sizeof Flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_host_register(p, bytesize, Flags);
-    assert_true(cubind_mock_matches("cuMemHostRegister_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostRegister", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&p, sizeof p);
+        cubind_mock_expect_arg(&bytesize, sizeof bytesize);
+        cubind_mock_expect_arg(&Flags, sizeof Flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_host_register(p, bytesize, Flags);
+        assert_true(cubind_mock_matches("cuMemHostRegister_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostRegister", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_host_unregister(void **cubind_state)
@@ -2162,16 +2817,22 @@ static void test_cubind_driver_mem_host_unregister(void **cubind_state)
     void *p = (void *)(uintptr_t)0x1006c010u;
     const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&p, sizeof p);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_host_unregister(p);
-    assert_true(cubind_mock_matches("cuMemHostUnregister"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostUnregister", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&p, sizeof p);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_host_unregister(p);
+        assert_true(cubind_mock_matches("cuMemHostUnregister"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostUnregister", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy(void **cubind_state)
@@ -2181,18 +2842,24 @@ static void test_cubind_driver_memcpy(void **cubind_state)
     size_t ByteCount = (size_t)0x123400006d02LL;
     const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy(dst, src, ByteCount);
-    assert_true(cubind_mock_matches("cuMemcpy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy(dst, src, ByteCount);
+        assert_true(cubind_mock_matches("cuMemcpy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_peer(void **cubind_state)
@@ -2204,20 +2871,26 @@ static void test_cubind_driver_memcpy_peer(void **cubind_state)
     size_t ByteCount = (size_t)0x123400006e04LL;
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&dstContext, sizeof dstContext);
-    cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
-    cubind_mock_expect_arg(&srcContext, sizeof srcContext);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-    assert_true(cubind_mock_matches("cuMemcpyPeer"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyPeer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&dstContext, sizeof dstContext);
+        cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
+        cubind_mock_expect_arg(&srcContext, sizeof srcContext);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+        assert_true(cubind_mock_matches("cuMemcpyPeer"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyPeer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_hto_d(void **cubind_state)
@@ -2227,18 +2900,24 @@ static void test_cubind_driver_memcpy_hto_d(void **cubind_state)
     size_t ByteCount = (size_t)0x123400006f02LL;
     const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&srcHost, sizeof srcHost);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_hto_d(dstDevice, srcHost, ByteCount);
-    assert_true(cubind_mock_matches("cuMemcpyHtoD_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyHtoD", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&srcHost, sizeof srcHost);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_hto_d(dstDevice, srcHost, ByteCount);
+        assert_true(cubind_mock_matches("cuMemcpyHtoD_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyHtoD", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_dto_h(void **cubind_state)
@@ -2248,18 +2927,24 @@ static void test_cubind_driver_memcpy_dto_h(void **cubind_state)
     size_t ByteCount = (size_t)0x123400007002LL;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstHost, sizeof dstHost);
-    cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_dto_h(dstHost, srcDevice, ByteCount);
-    assert_true(cubind_mock_matches("cuMemcpyDtoH_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoH", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstHost, sizeof dstHost);
+        cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_dto_h(dstHost, srcDevice, ByteCount);
+        assert_true(cubind_mock_matches("cuMemcpyDtoH_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoH", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_dto_d(void **cubind_state)
@@ -2269,18 +2954,24 @@ static void test_cubind_driver_memcpy_dto_d(void **cubind_state)
     size_t ByteCount = (size_t)0x123400007102LL;
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_dto_d(dstDevice, srcDevice, ByteCount);
-    assert_true(cubind_mock_matches("cuMemcpyDtoD_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoD", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_dto_d(dstDevice, srcDevice, ByteCount);
+        assert_true(cubind_mock_matches("cuMemcpyDtoD_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoD", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_dto_a(void **cubind_state)
@@ -2291,19 +2982,25 @@ static void test_cubind_driver_memcpy_dto_a(void **cubind_state)
     size_t ByteCount = (size_t)0x123400007203LL;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstArray, sizeof dstArray);
-    cubind_mock_expect_arg(&dstOffset, sizeof dstOffset);
-    cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_dto_a(dstArray, dstOffset, srcDevice, ByteCount);
-    assert_true(cubind_mock_matches("cuMemcpyDtoA_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoA", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstArray, sizeof dstArray);
+        cubind_mock_expect_arg(&dstOffset, sizeof dstOffset);
+        cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_dto_a(dstArray, dstOffset, srcDevice, ByteCount);
+        assert_true(cubind_mock_matches("cuMemcpyDtoA_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoA", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_ato_d(void **cubind_state)
@@ -2314,19 +3011,25 @@ static void test_cubind_driver_memcpy_ato_d(void **cubind_state)
     size_t ByteCount = (size_t)0x123400007303LL;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&srcArray, sizeof srcArray);
-    cubind_mock_expect_arg(&srcOffset, sizeof srcOffset);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_ato_d(dstDevice, srcArray, srcOffset, ByteCount);
-    assert_true(cubind_mock_matches("cuMemcpyAtoD_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAtoD", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&srcArray, sizeof srcArray);
+        cubind_mock_expect_arg(&srcOffset, sizeof srcOffset);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_ato_d(dstDevice, srcArray, srcOffset, ByteCount);
+        assert_true(cubind_mock_matches("cuMemcpyAtoD_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAtoD", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_hto_a(void **cubind_state)
@@ -2337,19 +3040,25 @@ static void test_cubind_driver_memcpy_hto_a(void **cubind_state)
     size_t ByteCount = (size_t)0x123400007403LL;
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstArray, sizeof dstArray);
-    cubind_mock_expect_arg(&dstOffset, sizeof dstOffset);
-    cubind_mock_expect_arg(&srcHost, sizeof srcHost);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_hto_a(dstArray, dstOffset, srcHost, ByteCount);
-    assert_true(cubind_mock_matches("cuMemcpyHtoA_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyHtoA", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstArray, sizeof dstArray);
+        cubind_mock_expect_arg(&dstOffset, sizeof dstOffset);
+        cubind_mock_expect_arg(&srcHost, sizeof srcHost);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_hto_a(dstArray, dstOffset, srcHost, ByteCount);
+        assert_true(cubind_mock_matches("cuMemcpyHtoA_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyHtoA", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_ato_h(void **cubind_state)
@@ -2360,19 +3069,25 @@ static void test_cubind_driver_memcpy_ato_h(void **cubind_state)
     size_t ByteCount = (size_t)0x123400007503LL;
     const CUresult cubind_expected = CUDA_ERROR_MAP_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstHost, sizeof dstHost);
-    cubind_mock_expect_arg(&srcArray, sizeof srcArray);
-    cubind_mock_expect_arg(&srcOffset, sizeof srcOffset);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_ato_h(dstHost, srcArray, srcOffset, ByteCount);
-    assert_true(cubind_mock_matches("cuMemcpyAtoH_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAtoH", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstHost, sizeof dstHost);
+        cubind_mock_expect_arg(&srcArray, sizeof srcArray);
+        cubind_mock_expect_arg(&srcOffset, sizeof srcOffset);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_ato_h(dstHost, srcArray, srcOffset, ByteCount);
+        assert_true(cubind_mock_matches("cuMemcpyAtoH_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAtoH", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_ato_a(void **cubind_state)
@@ -2384,20 +3099,26 @@ static void test_cubind_driver_memcpy_ato_a(void **cubind_state)
     size_t ByteCount = (size_t)0x123400007604LL;
     const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstArray, sizeof dstArray);
-    cubind_mock_expect_arg(&dstOffset, sizeof dstOffset);
-    cubind_mock_expect_arg(&srcArray, sizeof srcArray);
-    cubind_mock_expect_arg(&srcOffset, sizeof srcOffset);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_ato_a(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    assert_true(cubind_mock_matches("cuMemcpyAtoA_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAtoA", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstArray, sizeof dstArray);
+        cubind_mock_expect_arg(&dstOffset, sizeof dstOffset);
+        cubind_mock_expect_arg(&srcArray, sizeof srcArray);
+        cubind_mock_expect_arg(&srcOffset, sizeof srcOffset);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_ato_a(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+        assert_true(cubind_mock_matches("cuMemcpyAtoA_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAtoA", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy2_d(void **cubind_state)
@@ -2405,16 +3126,22 @@ static void test_cubind_driver_memcpy2_d(void **cubind_state)
     const CUDA_MEMCPY2D *pCopy = (const CUDA_MEMCPY2D *)(uintptr_t)0x10077010u;
     const CUresult cubind_expected = CUDA_ERROR_ARRAY_IS_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pCopy, sizeof pCopy);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy2_d(pCopy);
-    assert_true(cubind_mock_matches("cuMemcpy2D_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy2D", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pCopy, sizeof pCopy);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy2_d(pCopy);
+        assert_true(cubind_mock_matches("cuMemcpy2D_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy2D", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy2_d_unaligned(void **cubind_state)
@@ -2422,16 +3149,22 @@ static void test_cubind_driver_memcpy2_d_unaligned(void **cubind_state)
     const CUDA_MEMCPY2D *pCopy = (const CUDA_MEMCPY2D *)(uintptr_t)0x10078010u;
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pCopy, sizeof pCopy);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy2_d_unaligned(pCopy);
-    assert_true(cubind_mock_matches("cuMemcpy2DUnaligned_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy2DUnaligned", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pCopy, sizeof pCopy);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy2_d_unaligned(pCopy);
+        assert_true(cubind_mock_matches("cuMemcpy2DUnaligned_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy2DUnaligned", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy3_d(void **cubind_state)
@@ -2439,16 +3172,22 @@ static void test_cubind_driver_memcpy3_d(void **cubind_state)
     const CUDA_MEMCPY3D *pCopy = (const CUDA_MEMCPY3D *)(uintptr_t)0x10079010u;
     const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pCopy, sizeof pCopy);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy3_d(pCopy);
-    assert_true(cubind_mock_matches("cuMemcpy3D_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3D", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pCopy, sizeof pCopy);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy3_d(pCopy);
+        assert_true(cubind_mock_matches("cuMemcpy3D_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3D", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy3_d_peer(void **cubind_state)
@@ -2456,16 +3195,22 @@ static void test_cubind_driver_memcpy3_d_peer(void **cubind_state)
     const CUDA_MEMCPY3D_PEER *pCopy = (const CUDA_MEMCPY3D_PEER *)(uintptr_t)0x1007a010u;
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pCopy, sizeof pCopy);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy3_d_peer(pCopy);
-    assert_true(cubind_mock_matches("cuMemcpy3DPeer"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3DPeer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pCopy, sizeof pCopy);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy3_d_peer(pCopy);
+        assert_true(cubind_mock_matches("cuMemcpy3DPeer"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3DPeer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_async(void **cubind_state)
@@ -2476,19 +3221,25 @@ static void test_cubind_driver_memcpy_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x1007b040u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_async(dst, src, ByteCount, hStream);
-    assert_true(cubind_mock_matches("cuMemcpyAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_async(dst, src, ByteCount, hStream);
+        assert_true(cubind_mock_matches("cuMemcpyAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_peer_async(void **cubind_state)
@@ -2501,21 +3252,27 @@ static void test_cubind_driver_memcpy_peer_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x1007c060u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&dstContext, sizeof dstContext);
-    cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
-    cubind_mock_expect_arg(&srcContext, sizeof srcContext);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_peer_async(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-    assert_true(cubind_mock_matches("cuMemcpyPeerAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyPeerAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&dstContext, sizeof dstContext);
+        cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
+        cubind_mock_expect_arg(&srcContext, sizeof srcContext);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_peer_async(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+        assert_true(cubind_mock_matches("cuMemcpyPeerAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyPeerAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_hto_d_async(void **cubind_state)
@@ -2526,19 +3283,25 @@ static void test_cubind_driver_memcpy_hto_d_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x1007d040u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&srcHost, sizeof srcHost);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_hto_d_async(dstDevice, srcHost, ByteCount, hStream);
-    assert_true(cubind_mock_matches("cuMemcpyHtoDAsync_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyHtoDAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&srcHost, sizeof srcHost);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_hto_d_async(dstDevice, srcHost, ByteCount, hStream);
+        assert_true(cubind_mock_matches("cuMemcpyHtoDAsync_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyHtoDAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_dto_h_async(void **cubind_state)
@@ -2549,19 +3312,25 @@ static void test_cubind_driver_memcpy_dto_h_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x1007e040u;
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstHost, sizeof dstHost);
-    cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_dto_h_async(dstHost, srcDevice, ByteCount, hStream);
-    assert_true(cubind_mock_matches("cuMemcpyDtoHAsync_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoHAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstHost, sizeof dstHost);
+        cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_dto_h_async(dstHost, srcDevice, ByteCount, hStream);
+        assert_true(cubind_mock_matches("cuMemcpyDtoHAsync_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoHAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_dto_d_async(void **cubind_state)
@@ -2572,19 +3341,25 @@ static void test_cubind_driver_memcpy_dto_d_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x1007f040u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_dto_d_async(dstDevice, srcDevice, ByteCount, hStream);
-    assert_true(cubind_mock_matches("cuMemcpyDtoDAsync_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoDAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_dto_d_async(dstDevice, srcDevice, ByteCount, hStream);
+        assert_true(cubind_mock_matches("cuMemcpyDtoDAsync_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoDAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_hto_a_async(void **cubind_state)
@@ -2596,20 +3371,26 @@ static void test_cubind_driver_memcpy_hto_a_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10080050u;
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstArray, sizeof dstArray);
-    cubind_mock_expect_arg(&dstOffset, sizeof dstOffset);
-    cubind_mock_expect_arg(&srcHost, sizeof srcHost);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_hto_a_async(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    assert_true(cubind_mock_matches("cuMemcpyHtoAAsync_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyHtoAAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstArray, sizeof dstArray);
+        cubind_mock_expect_arg(&dstOffset, sizeof dstOffset);
+        cubind_mock_expect_arg(&srcHost, sizeof srcHost);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_hto_a_async(dstArray, dstOffset, srcHost, ByteCount, hStream);
+        assert_true(cubind_mock_matches("cuMemcpyHtoAAsync_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyHtoAAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_ato_h_async(void **cubind_state)
@@ -2621,20 +3402,26 @@ static void test_cubind_driver_memcpy_ato_h_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10081050u;
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstHost, sizeof dstHost);
-    cubind_mock_expect_arg(&srcArray, sizeof srcArray);
-    cubind_mock_expect_arg(&srcOffset, sizeof srcOffset);
-    cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_ato_h_async(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    assert_true(cubind_mock_matches("cuMemcpyAtoHAsync_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAtoHAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstHost, sizeof dstHost);
+        cubind_mock_expect_arg(&srcArray, sizeof srcArray);
+        cubind_mock_expect_arg(&srcOffset, sizeof srcOffset);
+        cubind_mock_expect_arg(&ByteCount, sizeof ByteCount);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_ato_h_async(dstHost, srcArray, srcOffset, ByteCount, hStream);
+        assert_true(cubind_mock_matches("cuMemcpyAtoHAsync_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAtoHAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy2_d_async(void **cubind_state)
@@ -2643,17 +3430,23 @@ static void test_cubind_driver_memcpy2_d_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10082020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pCopy, sizeof pCopy);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy2_d_async(pCopy, hStream);
-    assert_true(cubind_mock_matches("cuMemcpy2DAsync_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy2DAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pCopy, sizeof pCopy);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy2_d_async(pCopy, hStream);
+        assert_true(cubind_mock_matches("cuMemcpy2DAsync_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy2DAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy3_d_async(void **cubind_state)
@@ -2662,17 +3455,23 @@ static void test_cubind_driver_memcpy3_d_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10083020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pCopy, sizeof pCopy);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy3_d_async(pCopy, hStream);
-    assert_true(cubind_mock_matches("cuMemcpy3DAsync_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3DAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pCopy, sizeof pCopy);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy3_d_async(pCopy, hStream);
+        assert_true(cubind_mock_matches("cuMemcpy3DAsync_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3DAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy3_d_peer_async(void **cubind_state)
@@ -2681,17 +3480,23 @@ static void test_cubind_driver_memcpy3_d_peer_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10084020u;
     const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pCopy, sizeof pCopy);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy3_d_peer_async(pCopy, hStream);
-    assert_true(cubind_mock_matches("cuMemcpy3DPeerAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3DPeerAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pCopy, sizeof pCopy);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy3_d_peer_async(pCopy, hStream);
+        assert_true(cubind_mock_matches("cuMemcpy3DPeerAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3DPeerAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
@@ -2706,23 +3511,29 @@ static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10085080u;
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dsts, sizeof dsts);
-    cubind_mock_expect_arg(&srcs, sizeof srcs);
-    cubind_mock_expect_arg(&sizes, sizeof sizes);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&attrs, sizeof attrs);
-    cubind_mock_expect_arg(&attrsIdxs, sizeof attrsIdxs);
-    cubind_mock_expect_arg(&numAttrs, sizeof numAttrs);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy_batch_async(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-    assert_true(cubind_mock_matches("cuMemcpyBatchAsync_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyBatchAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dsts, sizeof dsts);
+        cubind_mock_expect_arg(&srcs, sizeof srcs);
+        cubind_mock_expect_arg(&sizes, sizeof sizes);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&attrs, sizeof attrs);
+        cubind_mock_expect_arg(&attrsIdxs, sizeof attrsIdxs);
+        cubind_mock_expect_arg(&numAttrs, sizeof numAttrs);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy_batch_async(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+        assert_true(cubind_mock_matches("cuMemcpyBatchAsync_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyBatchAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memcpy3_d_batch_async(void **cubind_state)
@@ -2733,19 +3544,25 @@ static void test_cubind_driver_memcpy3_d_batch_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10086040u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&numOps, sizeof numOps);
-    cubind_mock_expect_arg(&opList, sizeof opList);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memcpy3_d_batch_async(numOps, opList, flags, hStream);
-    assert_true(cubind_mock_matches("cuMemcpy3DBatchAsync_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3DBatchAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&numOps, sizeof numOps);
+        cubind_mock_expect_arg(&opList, sizeof opList);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memcpy3_d_batch_async(numOps, opList, flags, hStream);
+        assert_true(cubind_mock_matches("cuMemcpy3DBatchAsync_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3DBatchAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memset_d8(void **cubind_state)
@@ -2755,18 +3572,24 @@ static void test_cubind_driver_memset_d8(void **cubind_state)
     size_t N = (size_t)0x123400008702LL;
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&uc, sizeof uc);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memset_d8(dstDevice, uc, N);
-    assert_true(cubind_mock_matches("cuMemsetD8_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD8", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&uc, sizeof uc);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memset_d8(dstDevice, uc, N);
+        assert_true(cubind_mock_matches("cuMemsetD8_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD8", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memset_d16(void **cubind_state)
@@ -2776,18 +3599,24 @@ static void test_cubind_driver_memset_d16(void **cubind_state)
     size_t N = (size_t)0x123400008802LL;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&us, sizeof us);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memset_d16(dstDevice, us, N);
-    assert_true(cubind_mock_matches("cuMemsetD16_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD16", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&us, sizeof us);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memset_d16(dstDevice, us, N);
+        assert_true(cubind_mock_matches("cuMemsetD16_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD16", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memset_d32(void **cubind_state)
@@ -2797,18 +3626,24 @@ static void test_cubind_driver_memset_d32(void **cubind_state)
     size_t N = (size_t)0x123400008902LL;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&ui, sizeof ui);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memset_d32(dstDevice, ui, N);
-    assert_true(cubind_mock_matches("cuMemsetD32_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD32", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&ui, sizeof ui);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memset_d32(dstDevice, ui, N);
+        assert_true(cubind_mock_matches("cuMemsetD32_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD32", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memset_d2d8(void **cubind_state)
@@ -2820,20 +3655,26 @@ static void test_cubind_driver_memset_d2d8(void **cubind_state)
     size_t Height = (size_t)0x123400008a04LL;
     const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&dstPitch, sizeof dstPitch);
-    cubind_mock_expect_arg(&uc, sizeof uc);
-    cubind_mock_expect_arg(&Width, sizeof Width);
-    cubind_mock_expect_arg(&Height, sizeof Height);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memset_d2d8(dstDevice, dstPitch, uc, Width, Height);
-    assert_true(cubind_mock_matches("cuMemsetD2D8_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D8", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&dstPitch, sizeof dstPitch);
+        cubind_mock_expect_arg(&uc, sizeof uc);
+        cubind_mock_expect_arg(&Width, sizeof Width);
+        cubind_mock_expect_arg(&Height, sizeof Height);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memset_d2d8(dstDevice, dstPitch, uc, Width, Height);
+        assert_true(cubind_mock_matches("cuMemsetD2D8_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D8", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memset_d2d16(void **cubind_state)
@@ -2845,20 +3686,26 @@ static void test_cubind_driver_memset_d2d16(void **cubind_state)
     size_t Height = (size_t)0x123400008b04LL;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&dstPitch, sizeof dstPitch);
-    cubind_mock_expect_arg(&us, sizeof us);
-    cubind_mock_expect_arg(&Width, sizeof Width);
-    cubind_mock_expect_arg(&Height, sizeof Height);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memset_d2d16(dstDevice, dstPitch, us, Width, Height);
-    assert_true(cubind_mock_matches("cuMemsetD2D16_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D16", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&dstPitch, sizeof dstPitch);
+        cubind_mock_expect_arg(&us, sizeof us);
+        cubind_mock_expect_arg(&Width, sizeof Width);
+        cubind_mock_expect_arg(&Height, sizeof Height);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memset_d2d16(dstDevice, dstPitch, us, Width, Height);
+        assert_true(cubind_mock_matches("cuMemsetD2D16_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D16", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memset_d2d32(void **cubind_state)
@@ -2870,20 +3717,26 @@ static void test_cubind_driver_memset_d2d32(void **cubind_state)
     size_t Height = (size_t)0x123400008c04LL;
     const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&dstPitch, sizeof dstPitch);
-    cubind_mock_expect_arg(&ui, sizeof ui);
-    cubind_mock_expect_arg(&Width, sizeof Width);
-    cubind_mock_expect_arg(&Height, sizeof Height);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memset_d2d32(dstDevice, dstPitch, ui, Width, Height);
-    assert_true(cubind_mock_matches("cuMemsetD2D32_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D32", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&dstPitch, sizeof dstPitch);
+        cubind_mock_expect_arg(&ui, sizeof ui);
+        cubind_mock_expect_arg(&Width, sizeof Width);
+        cubind_mock_expect_arg(&Height, sizeof Height);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memset_d2d32(dstDevice, dstPitch, ui, Width, Height);
+        assert_true(cubind_mock_matches("cuMemsetD2D32_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D32", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memset_d8async(void **cubind_state)
@@ -2894,19 +3747,25 @@ static void test_cubind_driver_memset_d8async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x1008d040u;
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&uc, sizeof uc);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memset_d8async(dstDevice, uc, N, hStream);
-    assert_true(cubind_mock_matches("cuMemsetD8Async"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD8Async", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&uc, sizeof uc);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memset_d8async(dstDevice, uc, N, hStream);
+        assert_true(cubind_mock_matches("cuMemsetD8Async"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD8Async", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memset_d16_async(void **cubind_state)
@@ -2917,19 +3776,25 @@ static void test_cubind_driver_memset_d16_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x1008e040u;
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&us, sizeof us);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memset_d16_async(dstDevice, us, N, hStream);
-    assert_true(cubind_mock_matches("cuMemsetD16Async"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD16Async", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&us, sizeof us);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memset_d16_async(dstDevice, us, N, hStream);
+        assert_true(cubind_mock_matches("cuMemsetD16Async"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD16Async", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memset_d32_async(void **cubind_state)
@@ -2940,19 +3805,25 @@ static void test_cubind_driver_memset_d32_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x1008f040u;
     const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&ui, sizeof ui);
-    cubind_mock_expect_arg(&N, sizeof N);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memset_d32_async(dstDevice, ui, N, hStream);
-    assert_true(cubind_mock_matches("cuMemsetD32Async"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD32Async", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&ui, sizeof ui);
+        cubind_mock_expect_arg(&N, sizeof N);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memset_d32_async(dstDevice, ui, N, hStream);
+        assert_true(cubind_mock_matches("cuMemsetD32Async"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD32Async", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memset_d2d8async(void **cubind_state)
@@ -2965,21 +3836,27 @@ static void test_cubind_driver_memset_d2d8async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10090060u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&dstPitch, sizeof dstPitch);
-    cubind_mock_expect_arg(&uc, sizeof uc);
-    cubind_mock_expect_arg(&Width, sizeof Width);
-    cubind_mock_expect_arg(&Height, sizeof Height);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memset_d2d8async(dstDevice, dstPitch, uc, Width, Height, hStream);
-    assert_true(cubind_mock_matches("cuMemsetD2D8Async"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D8Async", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&dstPitch, sizeof dstPitch);
+        cubind_mock_expect_arg(&uc, sizeof uc);
+        cubind_mock_expect_arg(&Width, sizeof Width);
+        cubind_mock_expect_arg(&Height, sizeof Height);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memset_d2d8async(dstDevice, dstPitch, uc, Width, Height, hStream);
+        assert_true(cubind_mock_matches("cuMemsetD2D8Async"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D8Async", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memset_d2d16_async(void **cubind_state)
@@ -2992,21 +3869,27 @@ static void test_cubind_driver_memset_d2d16_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10091060u;
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&dstPitch, sizeof dstPitch);
-    cubind_mock_expect_arg(&us, sizeof us);
-    cubind_mock_expect_arg(&Width, sizeof Width);
-    cubind_mock_expect_arg(&Height, sizeof Height);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memset_d2d16_async(dstDevice, dstPitch, us, Width, Height, hStream);
-    assert_true(cubind_mock_matches("cuMemsetD2D16Async"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D16Async", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&dstPitch, sizeof dstPitch);
+        cubind_mock_expect_arg(&us, sizeof us);
+        cubind_mock_expect_arg(&Width, sizeof Width);
+        cubind_mock_expect_arg(&Height, sizeof Height);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memset_d2d16_async(dstDevice, dstPitch, us, Width, Height, hStream);
+        assert_true(cubind_mock_matches("cuMemsetD2D16Async"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D16Async", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_memset_d2d32_async(void **cubind_state)
@@ -3019,21 +3902,27 @@ static void test_cubind_driver_memset_d2d32_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10092060u;
     const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&dstPitch, sizeof dstPitch);
-    cubind_mock_expect_arg(&ui, sizeof ui);
-    cubind_mock_expect_arg(&Width, sizeof Width);
-    cubind_mock_expect_arg(&Height, sizeof Height);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_memset_d2d32_async(dstDevice, dstPitch, ui, Width, Height, hStream);
-    assert_true(cubind_mock_matches("cuMemsetD2D32Async"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D32Async", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&dstPitch, sizeof dstPitch);
+        cubind_mock_expect_arg(&ui, sizeof ui);
+        cubind_mock_expect_arg(&Width, sizeof Width);
+        cubind_mock_expect_arg(&Height, sizeof Height);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_memset_d2d32_async(dstDevice, dstPitch, ui, Width, Height, hStream);
+        assert_true(cubind_mock_matches("cuMemsetD2D32Async"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D32Async", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_array_create(void **cubind_state)
@@ -3042,17 +3931,23 @@ static void test_cubind_driver_array_create(void **cubind_state)
     const CUDA_ARRAY_DESCRIPTOR *pAllocateArray = (const CUDA_ARRAY_DESCRIPTOR *)(uintptr_t)0x10093020u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pHandle, sizeof pHandle);
-    cubind_mock_expect_arg(&pAllocateArray, sizeof pAllocateArray);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_array_create(pHandle, pAllocateArray);
-    assert_true(cubind_mock_matches("cuArrayCreate_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pHandle, sizeof pHandle);
+        cubind_mock_expect_arg(&pAllocateArray, sizeof pAllocateArray);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_array_create(pHandle, pAllocateArray);
+        assert_true(cubind_mock_matches("cuArrayCreate_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_array_get_descriptor(void **cubind_state)
@@ -3061,17 +3956,23 @@ static void test_cubind_driver_array_get_descriptor(void **cubind_state)
     CUarray hArray = (CUarray)(uintptr_t)0x10094020u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_READY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pArrayDescriptor, sizeof pArrayDescriptor);
-    cubind_mock_expect_arg(&hArray, sizeof hArray);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_array_get_descriptor(pArrayDescriptor, hArray);
-    assert_true(cubind_mock_matches("cuArrayGetDescriptor_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pArrayDescriptor, sizeof pArrayDescriptor);
+        cubind_mock_expect_arg(&hArray, sizeof hArray);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_array_get_descriptor(pArrayDescriptor, hArray);
+        assert_true(cubind_mock_matches("cuArrayGetDescriptor_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_array_get_sparse_properties(void **cubind_state)
@@ -3080,17 +3981,23 @@ static void test_cubind_driver_array_get_sparse_properties(void **cubind_state)
     CUarray array = (CUarray)(uintptr_t)0x10095020u;
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&sparseProperties, sizeof sparseProperties);
-    cubind_mock_expect_arg(&array, sizeof array);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_array_get_sparse_properties(sparseProperties, array);
-    assert_true(cubind_mock_matches("cuArrayGetSparseProperties"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetSparseProperties", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&sparseProperties, sizeof sparseProperties);
+        cubind_mock_expect_arg(&array, sizeof array);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_array_get_sparse_properties(sparseProperties, array);
+        assert_true(cubind_mock_matches("cuArrayGetSparseProperties"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetSparseProperties", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mipmapped_array_get_sparse_properties(void **cubind_state)
@@ -3099,17 +4006,23 @@ static void test_cubind_driver_mipmapped_array_get_sparse_properties(void **cubi
     CUmipmappedArray mipmap = (CUmipmappedArray)(uintptr_t)0x10096020u;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&sparseProperties, sizeof sparseProperties);
-    cubind_mock_expect_arg(&mipmap, sizeof mipmap);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mipmapped_array_get_sparse_properties(sparseProperties, mipmap);
-    assert_true(cubind_mock_matches("cuMipmappedArrayGetSparseProperties"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayGetSparseProperties", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&sparseProperties, sizeof sparseProperties);
+        cubind_mock_expect_arg(&mipmap, sizeof mipmap);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mipmapped_array_get_sparse_properties(sparseProperties, mipmap);
+        assert_true(cubind_mock_matches("cuMipmappedArrayGetSparseProperties"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayGetSparseProperties", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_array_get_memory_requirements(void **cubind_state)
@@ -3119,18 +4032,24 @@ static void test_cubind_driver_array_get_memory_requirements(void **cubind_state
     CUdevice device = (CUdevice)0x1225c2;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memoryRequirements, sizeof memoryRequirements);
-    cubind_mock_expect_arg(&array, sizeof array);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_array_get_memory_requirements(memoryRequirements, array, device);
-    assert_true(cubind_mock_matches("cuArrayGetMemoryRequirements"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetMemoryRequirements", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memoryRequirements, sizeof memoryRequirements);
+        cubind_mock_expect_arg(&array, sizeof array);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_array_get_memory_requirements(memoryRequirements, array, device);
+        assert_true(cubind_mock_matches("cuArrayGetMemoryRequirements"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetMemoryRequirements", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mipmapped_array_get_memory_requirements(void **cubind_state)
@@ -3140,18 +4059,24 @@ static void test_cubind_driver_mipmapped_array_get_memory_requirements(void **cu
     CUdevice device = (CUdevice)0x122602;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memoryRequirements, sizeof memoryRequirements);
-    cubind_mock_expect_arg(&mipmap, sizeof mipmap);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mipmapped_array_get_memory_requirements(memoryRequirements, mipmap, device);
-    assert_true(cubind_mock_matches("cuMipmappedArrayGetMemoryRequirements"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayGetMemoryRequirements", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memoryRequirements, sizeof memoryRequirements);
+        cubind_mock_expect_arg(&mipmap, sizeof mipmap);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mipmapped_array_get_memory_requirements(memoryRequirements, mipmap, device);
+        assert_true(cubind_mock_matches("cuMipmappedArrayGetMemoryRequirements"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayGetMemoryRequirements", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_array_get_plane(void **cubind_state)
@@ -3161,18 +4086,24 @@ static void test_cubind_driver_array_get_plane(void **cubind_state)
     unsigned int planeIdx = (unsigned int)0x122642;
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pPlaneArray, sizeof pPlaneArray);
-    cubind_mock_expect_arg(&hArray, sizeof hArray);
-    cubind_mock_expect_arg(&planeIdx, sizeof planeIdx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_array_get_plane(pPlaneArray, hArray, planeIdx);
-    assert_true(cubind_mock_matches("cuArrayGetPlane"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetPlane", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pPlaneArray, sizeof pPlaneArray);
+        cubind_mock_expect_arg(&hArray, sizeof hArray);
+        cubind_mock_expect_arg(&planeIdx, sizeof planeIdx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_array_get_plane(pPlaneArray, hArray, planeIdx);
+        assert_true(cubind_mock_matches("cuArrayGetPlane"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetPlane", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_array_destroy(void **cubind_state)
@@ -3180,16 +4111,22 @@ static void test_cubind_driver_array_destroy(void **cubind_state)
     CUarray hArray = (CUarray)(uintptr_t)0x1009a010u;
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hArray, sizeof hArray);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_array_destroy(hArray);
-    assert_true(cubind_mock_matches("cuArrayDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hArray, sizeof hArray);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_array_destroy(hArray);
+        assert_true(cubind_mock_matches("cuArrayDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_array3_d_create(void **cubind_state)
@@ -3198,17 +4135,23 @@ static void test_cubind_driver_array3_d_create(void **cubind_state)
     const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray = (const CUDA_ARRAY3D_DESCRIPTOR *)(uintptr_t)0x1009b020u;
     const CUresult cubind_expected = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pHandle, sizeof pHandle);
-    cubind_mock_expect_arg(&pAllocateArray, sizeof pAllocateArray);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_array3_d_create(pHandle, pAllocateArray);
-    assert_true(cubind_mock_matches("cuArray3DCreate_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArray3DCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pHandle, sizeof pHandle);
+        cubind_mock_expect_arg(&pAllocateArray, sizeof pAllocateArray);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_array3_d_create(pHandle, pAllocateArray);
+        assert_true(cubind_mock_matches("cuArray3DCreate_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArray3DCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_array3_d_get_descriptor(void **cubind_state)
@@ -3217,17 +4160,23 @@ static void test_cubind_driver_array3_d_get_descriptor(void **cubind_state)
     CUarray hArray = (CUarray)(uintptr_t)0x1009c020u;
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_IS_DESTROYED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pArrayDescriptor, sizeof pArrayDescriptor);
-    cubind_mock_expect_arg(&hArray, sizeof hArray);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_array3_d_get_descriptor(pArrayDescriptor, hArray);
-    assert_true(cubind_mock_matches("cuArray3DGetDescriptor_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArray3DGetDescriptor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pArrayDescriptor, sizeof pArrayDescriptor);
+        cubind_mock_expect_arg(&hArray, sizeof hArray);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_array3_d_get_descriptor(pArrayDescriptor, hArray);
+        assert_true(cubind_mock_matches("cuArray3DGetDescriptor_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArray3DGetDescriptor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mipmapped_array_create(void **cubind_state)
@@ -3237,18 +4186,24 @@ static void test_cubind_driver_mipmapped_array_create(void **cubind_state)
     unsigned int numMipmapLevels = (unsigned int)0x122742;
     const CUresult cubind_expected = CUDA_ERROR_ASSERT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pHandle, sizeof pHandle);
-    cubind_mock_expect_arg(&pMipmappedArrayDesc, sizeof pMipmappedArrayDesc);
-    cubind_mock_expect_arg(&numMipmapLevels, sizeof numMipmapLevels);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mipmapped_array_create(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-    assert_true(cubind_mock_matches("cuMipmappedArrayCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pHandle, sizeof pHandle);
+        cubind_mock_expect_arg(&pMipmappedArrayDesc, sizeof pMipmappedArrayDesc);
+        cubind_mock_expect_arg(&numMipmapLevels, sizeof numMipmapLevels);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mipmapped_array_create(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+        assert_true(cubind_mock_matches("cuMipmappedArrayCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mipmapped_array_get_level(void **cubind_state)
@@ -3258,18 +4213,24 @@ static void test_cubind_driver_mipmapped_array_get_level(void **cubind_state)
     unsigned int level = (unsigned int)0x122782;
     const CUresult cubind_expected = CUDA_ERROR_TOO_MANY_PEERS;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pLevelArray, sizeof pLevelArray);
-    cubind_mock_expect_arg(&hMipmappedArray, sizeof hMipmappedArray);
-    cubind_mock_expect_arg(&level, sizeof level);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mipmapped_array_get_level(pLevelArray, hMipmappedArray, level);
-    assert_true(cubind_mock_matches("cuMipmappedArrayGetLevel"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayGetLevel", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pLevelArray, sizeof pLevelArray);
+        cubind_mock_expect_arg(&hMipmappedArray, sizeof hMipmappedArray);
+        cubind_mock_expect_arg(&level, sizeof level);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mipmapped_array_get_level(pLevelArray, hMipmappedArray, level);
+        assert_true(cubind_mock_matches("cuMipmappedArrayGetLevel"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayGetLevel", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mipmapped_array_destroy(void **cubind_state)
@@ -3277,16 +4238,22 @@ static void test_cubind_driver_mipmapped_array_destroy(void **cubind_state)
     CUmipmappedArray hMipmappedArray = (CUmipmappedArray)(uintptr_t)0x1009f010u;
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hMipmappedArray, sizeof hMipmappedArray);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mipmapped_array_destroy(hMipmappedArray);
-    assert_true(cubind_mock_matches("cuMipmappedArrayDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hMipmappedArray, sizeof hMipmappedArray);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mipmapped_array_destroy(hMipmappedArray);
+        assert_true(cubind_mock_matches("cuMipmappedArrayDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_get_handle_for_address_range(void **cubind_state)
@@ -3298,20 +4265,26 @@ static void test_cubind_driver_mem_get_handle_for_address_range(void **cubind_st
     unsigned long long flags = (unsigned long long)0x12340000a004LL;
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&handleType, sizeof handleType);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_get_handle_for_address_range(handle, dptr, size, handleType, flags);
-    assert_true(cubind_mock_matches("cuMemGetHandleForAddressRange"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetHandleForAddressRange", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&handleType, sizeof handleType);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_get_handle_for_address_range(handle, dptr, size, handleType, flags);
+        assert_true(cubind_mock_matches("cuMemGetHandleForAddressRange"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetHandleForAddressRange", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_batch_decompress_async(void **cubind_state)
@@ -3323,20 +4296,26 @@ static void test_cubind_driver_mem_batch_decompress_async(void **cubind_state)
     CUstream stream = (CUstream)(uintptr_t)0x100a1050u;
     const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&paramsArray, sizeof paramsArray);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&errorIndex, sizeof errorIndex);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_batch_decompress_async(paramsArray, count, flags, errorIndex, stream);
-    assert_true(cubind_mock_matches("cuMemBatchDecompressAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemBatchDecompressAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&paramsArray, sizeof paramsArray);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&errorIndex, sizeof errorIndex);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_batch_decompress_async(paramsArray, count, flags, errorIndex, stream);
+        assert_true(cubind_mock_matches("cuMemBatchDecompressAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemBatchDecompressAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_address_reserve(void **cubind_state)
@@ -3348,20 +4327,26 @@ static void test_cubind_driver_mem_address_reserve(void **cubind_state)
     unsigned long long flags = (unsigned long long)0x12340000a204LL;
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&alignment, sizeof alignment);
-    cubind_mock_expect_arg(&addr, sizeof addr);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_address_reserve(ptr, size, alignment, addr, flags);
-    assert_true(cubind_mock_matches("cuMemAddressReserve"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAddressReserve", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&alignment, sizeof alignment);
+        cubind_mock_expect_arg(&addr, sizeof addr);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_address_reserve(ptr, size, alignment, addr, flags);
+        assert_true(cubind_mock_matches("cuMemAddressReserve"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAddressReserve", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_address_free(void **cubind_state)
@@ -3370,17 +4355,23 @@ static void test_cubind_driver_mem_address_free(void **cubind_state)
     size_t size = (size_t)0x12340000a301LL;
     const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_address_free(ptr, size);
-    assert_true(cubind_mock_matches("cuMemAddressFree"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAddressFree", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_address_free(ptr, size);
+        assert_true(cubind_mock_matches("cuMemAddressFree"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAddressFree", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_create(void **cubind_state)
@@ -3391,19 +4382,25 @@ static void test_cubind_driver_mem_create(void **cubind_state)
     unsigned long long flags = (unsigned long long)0x12340000a403LL;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_ADDRESS_SPACE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&prop, sizeof prop);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_create(handle, size, prop, flags);
-    assert_true(cubind_mock_matches("cuMemCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&prop, sizeof prop);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_create(handle, size, prop, flags);
+        assert_true(cubind_mock_matches("cuMemCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_release(void **cubind_state)
@@ -3411,16 +4408,22 @@ static void test_cubind_driver_mem_release(void **cubind_state)
     CUmemGenericAllocationHandle handle = (CUmemGenericAllocationHandle)0x12340000a500LL;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_PC;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_release(handle);
-    assert_true(cubind_mock_matches("cuMemRelease"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemRelease", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_release(handle);
+        assert_true(cubind_mock_matches("cuMemRelease"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemRelease", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_map(void **cubind_state)
@@ -3432,20 +4435,26 @@ static void test_cubind_driver_mem_map(void **cubind_state)
     unsigned long long flags = (unsigned long long)0x12340000a604LL;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_map(ptr, size, offset, handle, flags);
-    assert_true(cubind_mock_matches("cuMemMap"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemMap", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_map(ptr, size, offset, handle, flags);
+        assert_true(cubind_mock_matches("cuMemMap"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemMap", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_map_array_async(void **cubind_state)
@@ -3455,18 +4464,24 @@ static void test_cubind_driver_mem_map_array_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100a7030u;
     const CUresult cubind_expected = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mapInfoList, sizeof mapInfoList);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_map_array_async(mapInfoList, count, hStream);
-    assert_true(cubind_mock_matches("cuMemMapArrayAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemMapArrayAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mapInfoList, sizeof mapInfoList);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_map_array_async(mapInfoList, count, hStream);
+        assert_true(cubind_mock_matches("cuMemMapArrayAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemMapArrayAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_unmap(void **cubind_state)
@@ -3475,17 +4490,23 @@ static void test_cubind_driver_mem_unmap(void **cubind_state)
     size_t size = (size_t)0x12340000a801LL;
     const CUresult cubind_expected = CUDA_ERROR_TENSOR_MEMORY_LEAK;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_unmap(ptr, size);
-    assert_true(cubind_mock_matches("cuMemUnmap"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemUnmap", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_unmap(ptr, size);
+        assert_true(cubind_mock_matches("cuMemUnmap"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemUnmap", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_set_access(void **cubind_state)
@@ -3496,19 +4517,25 @@ static void test_cubind_driver_mem_set_access(void **cubind_state)
     size_t count = (size_t)0x12340000a903LL;
     const CUresult cubind_expected = CUDA_ERROR_NOT_PERMITTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&desc, sizeof desc);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_set_access(ptr, size, desc, count);
-    assert_true(cubind_mock_matches("cuMemSetAccess"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemSetAccess", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&desc, sizeof desc);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_set_access(ptr, size, desc, count);
+        assert_true(cubind_mock_matches("cuMemSetAccess"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemSetAccess", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_get_access(void **cubind_state)
@@ -3518,18 +4545,24 @@ static void test_cubind_driver_mem_get_access(void **cubind_state)
     CUdeviceptr ptr = (CUdeviceptr)0x12340000aa02LL;
     const CUresult cubind_expected = CUDA_ERROR_NOT_SUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&location, sizeof location);
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_get_access(flags, location, ptr);
-    assert_true(cubind_mock_matches("cuMemGetAccess"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAccess", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&location, sizeof location);
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_get_access(flags, location, ptr);
+        assert_true(cubind_mock_matches("cuMemGetAccess"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAccess", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_export_to_shareable_handle(void **cubind_state)
@@ -3540,19 +4573,25 @@ static void test_cubind_driver_mem_export_to_shareable_handle(void **cubind_stat
     unsigned long long flags = (unsigned long long)0x12340000ab03LL;
     const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&shareableHandle, sizeof shareableHandle);
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&handleType, sizeof handleType);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_export_to_shareable_handle(shareableHandle, handle, handleType, flags);
-    assert_true(cubind_mock_matches("cuMemExportToShareableHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemExportToShareableHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&shareableHandle, sizeof shareableHandle);
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&handleType, sizeof handleType);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_export_to_shareable_handle(shareableHandle, handle, handleType, flags);
+        assert_true(cubind_mock_matches("cuMemExportToShareableHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemExportToShareableHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_import_from_shareable_handle(void **cubind_state)
@@ -3562,18 +4601,24 @@ static void test_cubind_driver_mem_import_from_shareable_handle(void **cubind_st
     CUmemAllocationHandleType shHandleType = (CUmemAllocationHandleType)66;
     const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&osHandle, sizeof osHandle);
-    cubind_mock_expect_arg(&shHandleType, sizeof shHandleType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_import_from_shareable_handle(handle, osHandle, shHandleType);
-    assert_true(cubind_mock_matches("cuMemImportFromShareableHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemImportFromShareableHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&osHandle, sizeof osHandle);
+        cubind_mock_expect_arg(&shHandleType, sizeof shHandleType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_import_from_shareable_handle(handle, osHandle, shHandleType);
+        assert_true(cubind_mock_matches("cuMemImportFromShareableHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemImportFromShareableHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_get_allocation_granularity(void **cubind_state)
@@ -3583,18 +4628,24 @@ static void test_cubind_driver_mem_get_allocation_granularity(void **cubind_stat
     CUmemAllocationGranularity_flags option = (CUmemAllocationGranularity_flags)66;
     const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&granularity, sizeof granularity);
-    cubind_mock_expect_arg(&prop, sizeof prop);
-    cubind_mock_expect_arg(&option, sizeof option);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_get_allocation_granularity(granularity, prop, option);
-    assert_true(cubind_mock_matches("cuMemGetAllocationGranularity"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAllocationGranularity", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&granularity, sizeof granularity);
+        cubind_mock_expect_arg(&prop, sizeof prop);
+        cubind_mock_expect_arg(&option, sizeof option);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_get_allocation_granularity(granularity, prop, option);
+        assert_true(cubind_mock_matches("cuMemGetAllocationGranularity"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAllocationGranularity", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_get_allocation_properties_from_handle(void **cubind_state)
@@ -3603,17 +4654,23 @@ static void test_cubind_driver_mem_get_allocation_properties_from_handle(void **
     CUmemGenericAllocationHandle handle = (CUmemGenericAllocationHandle)0x12340000ae01LL;
     const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prop, sizeof prop);
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_get_allocation_properties_from_handle(prop, handle);
-    assert_true(cubind_mock_matches("cuMemGetAllocationPropertiesFromHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAllocationPropertiesFromHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prop, sizeof prop);
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_get_allocation_properties_from_handle(prop, handle);
+        assert_true(cubind_mock_matches("cuMemGetAllocationPropertiesFromHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAllocationPropertiesFromHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_retain_allocation_handle(void **cubind_state)
@@ -3622,17 +4679,23 @@ static void test_cubind_driver_mem_retain_allocation_handle(void **cubind_state)
     void *addr = (void *)(uintptr_t)0x100af020u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&addr, sizeof addr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_retain_allocation_handle(handle, addr);
-    assert_true(cubind_mock_matches("cuMemRetainAllocationHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemRetainAllocationHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&addr, sizeof addr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_retain_allocation_handle(handle, addr);
+        assert_true(cubind_mock_matches("cuMemRetainAllocationHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemRetainAllocationHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_free_async(void **cubind_state)
@@ -3641,17 +4704,23 @@ static void test_cubind_driver_mem_free_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100b0020u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_free_async(dptr, hStream);
-    assert_true(cubind_mock_matches("cuMemFreeAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemFreeAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_free_async(dptr, hStream);
+        assert_true(cubind_mock_matches("cuMemFreeAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemFreeAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_alloc_async(void **cubind_state)
@@ -3661,18 +4730,24 @@ static void test_cubind_driver_mem_alloc_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100b1030u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&bytesize, sizeof bytesize);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_alloc_async(dptr, bytesize, hStream);
-    assert_true(cubind_mock_matches("cuMemAllocAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&bytesize, sizeof bytesize);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_alloc_async(dptr, bytesize, hStream);
+        assert_true(cubind_mock_matches("cuMemAllocAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_pool_trim_to(void **cubind_state)
@@ -3681,17 +4756,23 @@ static void test_cubind_driver_mem_pool_trim_to(void **cubind_state)
     size_t minBytesToKeep = (size_t)0x12340000b201LL;
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pool, sizeof pool);
-    cubind_mock_expect_arg(&minBytesToKeep, sizeof minBytesToKeep);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_pool_trim_to(pool, minBytesToKeep);
-    assert_true(cubind_mock_matches("cuMemPoolTrimTo"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolTrimTo", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pool, sizeof pool);
+        cubind_mock_expect_arg(&minBytesToKeep, sizeof minBytesToKeep);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_pool_trim_to(pool, minBytesToKeep);
+        assert_true(cubind_mock_matches("cuMemPoolTrimTo"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolTrimTo", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_pool_set_attribute(void **cubind_state)
@@ -3701,18 +4782,24 @@ static void test_cubind_driver_mem_pool_set_attribute(void **cubind_state)
     void *value = (void *)(uintptr_t)0x100b3030u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pool, sizeof pool);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_pool_set_attribute(pool, attr, value);
-    assert_true(cubind_mock_matches("cuMemPoolSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pool, sizeof pool);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_pool_set_attribute(pool, attr, value);
+        assert_true(cubind_mock_matches("cuMemPoolSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_pool_get_attribute(void **cubind_state)
@@ -3722,18 +4809,24 @@ static void test_cubind_driver_mem_pool_get_attribute(void **cubind_state)
     void *value = (void *)(uintptr_t)0x100b4030u;
     const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pool, sizeof pool);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_pool_get_attribute(pool, attr, value);
-    assert_true(cubind_mock_matches("cuMemPoolGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pool, sizeof pool);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_pool_get_attribute(pool, attr, value);
+        assert_true(cubind_mock_matches("cuMemPoolGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_pool_set_access(void **cubind_state)
@@ -3743,18 +4836,24 @@ static void test_cubind_driver_mem_pool_set_access(void **cubind_state)
     size_t count = (size_t)0x12340000b502LL;
     const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pool, sizeof pool);
-    cubind_mock_expect_arg(&map, sizeof map);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_pool_set_access(pool, map, count);
-    assert_true(cubind_mock_matches("cuMemPoolSetAccess"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolSetAccess", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pool, sizeof pool);
+        cubind_mock_expect_arg(&map, sizeof map);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_pool_set_access(pool, map, count);
+        assert_true(cubind_mock_matches("cuMemPoolSetAccess"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolSetAccess", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_pool_get_access(void **cubind_state)
@@ -3764,18 +4863,24 @@ static void test_cubind_driver_mem_pool_get_access(void **cubind_state)
     CUmemLocation *location = (CUmemLocation *)(uintptr_t)0x100b6030u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&location, sizeof location);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_pool_get_access(flags, memPool, location);
-    assert_true(cubind_mock_matches("cuMemPoolGetAccess"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolGetAccess", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&location, sizeof location);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_pool_get_access(flags, memPool, location);
+        assert_true(cubind_mock_matches("cuMemPoolGetAccess"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolGetAccess", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_pool_create(void **cubind_state)
@@ -3784,17 +4889,23 @@ static void test_cubind_driver_mem_pool_create(void **cubind_state)
     const CUmemPoolProps *poolProps = (const CUmemPoolProps *)(uintptr_t)0x100b7020u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pool, sizeof pool);
-    cubind_mock_expect_arg(&poolProps, sizeof poolProps);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_pool_create(pool, poolProps);
-    assert_true(cubind_mock_matches("cuMemPoolCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pool, sizeof pool);
+        cubind_mock_expect_arg(&poolProps, sizeof poolProps);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_pool_create(pool, poolProps);
+        assert_true(cubind_mock_matches("cuMemPoolCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_pool_destroy(void **cubind_state)
@@ -3802,16 +4913,22 @@ static void test_cubind_driver_mem_pool_destroy(void **cubind_state)
     CUmemoryPool pool = (CUmemoryPool)(uintptr_t)0x100b8010u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pool, sizeof pool);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_pool_destroy(pool);
-    assert_true(cubind_mock_matches("cuMemPoolDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pool, sizeof pool);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_pool_destroy(pool);
+        assert_true(cubind_mock_matches("cuMemPoolDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
@@ -3821,18 +4938,24 @@ static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
     CUmemAllocationType type = (CUmemAllocationType)66;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pool_out, sizeof pool_out);
-    cubind_mock_expect_arg(&location, sizeof location);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_get_default_mem_pool(pool_out, location, type);
-    assert_true(cubind_mock_matches("cuMemGetDefaultMemPool"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetDefaultMemPool", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pool_out, sizeof pool_out);
+        cubind_mock_expect_arg(&location, sizeof location);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_get_default_mem_pool(pool_out, location, type);
+        assert_true(cubind_mock_matches("cuMemGetDefaultMemPool"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetDefaultMemPool", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
@@ -3842,18 +4965,24 @@ static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
     CUmemAllocationType type = (CUmemAllocationType)66;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pool, sizeof pool);
-    cubind_mock_expect_arg(&location, sizeof location);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_get_mem_pool(pool, location, type);
-    assert_true(cubind_mock_matches("cuMemGetMemPool"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetMemPool", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pool, sizeof pool);
+        cubind_mock_expect_arg(&location, sizeof location);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_get_mem_pool(pool, location, type);
+        assert_true(cubind_mock_matches("cuMemGetMemPool"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetMemPool", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_set_mem_pool(void **cubind_state)
@@ -3863,18 +4992,24 @@ static void test_cubind_driver_mem_set_mem_pool(void **cubind_state)
     CUmemoryPool pool = (CUmemoryPool)(uintptr_t)0x100bb030u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&location, sizeof location);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&pool, sizeof pool);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_set_mem_pool(location, type, pool);
-    assert_true(cubind_mock_matches("cuMemSetMemPool"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemSetMemPool", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&location, sizeof location);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&pool, sizeof pool);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_set_mem_pool(location, type, pool);
+        assert_true(cubind_mock_matches("cuMemSetMemPool"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemSetMemPool", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_alloc_from_pool_async(void **cubind_state)
@@ -3885,19 +5020,25 @@ static void test_cubind_driver_mem_alloc_from_pool_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100bc040u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&bytesize, sizeof bytesize);
-    cubind_mock_expect_arg(&pool, sizeof pool);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_alloc_from_pool_async(dptr, bytesize, pool, hStream);
-    assert_true(cubind_mock_matches("cuMemAllocFromPoolAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocFromPoolAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&bytesize, sizeof bytesize);
+        cubind_mock_expect_arg(&pool, sizeof pool);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_alloc_from_pool_async(dptr, bytesize, pool, hStream);
+        assert_true(cubind_mock_matches("cuMemAllocFromPoolAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocFromPoolAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_pool_export_to_shareable_handle(void **cubind_state)
@@ -3908,19 +5049,25 @@ static void test_cubind_driver_mem_pool_export_to_shareable_handle(void **cubind
     unsigned long long flags = (unsigned long long)0x12340000bd03LL;
     const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle_out, sizeof handle_out);
-    cubind_mock_expect_arg(&pool, sizeof pool);
-    cubind_mock_expect_arg(&handleType, sizeof handleType);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_pool_export_to_shareable_handle(handle_out, pool, handleType, flags);
-    assert_true(cubind_mock_matches("cuMemPoolExportToShareableHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolExportToShareableHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle_out, sizeof handle_out);
+        cubind_mock_expect_arg(&pool, sizeof pool);
+        cubind_mock_expect_arg(&handleType, sizeof handleType);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_pool_export_to_shareable_handle(handle_out, pool, handleType, flags);
+        assert_true(cubind_mock_matches("cuMemPoolExportToShareableHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolExportToShareableHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_pool_import_from_shareable_handle(void **cubind_state)
@@ -3931,19 +5078,25 @@ static void test_cubind_driver_mem_pool_import_from_shareable_handle(void **cubi
     unsigned long long flags = (unsigned long long)0x12340000be03LL;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pool_out, sizeof pool_out);
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&handleType, sizeof handleType);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_pool_import_from_shareable_handle(pool_out, handle, handleType, flags);
-    assert_true(cubind_mock_matches("cuMemPoolImportFromShareableHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolImportFromShareableHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pool_out, sizeof pool_out);
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&handleType, sizeof handleType);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_pool_import_from_shareable_handle(pool_out, handle, handleType, flags);
+        assert_true(cubind_mock_matches("cuMemPoolImportFromShareableHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolImportFromShareableHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_pool_export_pointer(void **cubind_state)
@@ -3952,17 +5105,23 @@ static void test_cubind_driver_mem_pool_export_pointer(void **cubind_state)
     CUdeviceptr ptr = (CUdeviceptr)0x12340000bf01LL;
     const CUresult cubind_expected = CUDA_ERROR_TIMEOUT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&shareData_out, sizeof shareData_out);
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_pool_export_pointer(shareData_out, ptr);
-    assert_true(cubind_mock_matches("cuMemPoolExportPointer"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolExportPointer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&shareData_out, sizeof shareData_out);
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_pool_export_pointer(shareData_out, ptr);
+        assert_true(cubind_mock_matches("cuMemPoolExportPointer"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolExportPointer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_pool_import_pointer(void **cubind_state)
@@ -3972,18 +5131,24 @@ static void test_cubind_driver_mem_pool_import_pointer(void **cubind_state)
     CUmemPoolPtrExportData *shareData = (CUmemPoolPtrExportData *)(uintptr_t)0x100c0030u;
     const CUresult cubind_expected = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ptr_out, sizeof ptr_out);
-    cubind_mock_expect_arg(&pool, sizeof pool);
-    cubind_mock_expect_arg(&shareData, sizeof shareData);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_pool_import_pointer(ptr_out, pool, shareData);
-    assert_true(cubind_mock_matches("cuMemPoolImportPointer"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolImportPointer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ptr_out, sizeof ptr_out);
+        cubind_mock_expect_arg(&pool, sizeof pool);
+        cubind_mock_expect_arg(&shareData, sizeof shareData);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_pool_import_pointer(ptr_out, pool, shareData);
+        assert_true(cubind_mock_matches("cuMemPoolImportPointer"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolImportPointer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_multicast_create(void **cubind_state)
@@ -3992,17 +5157,23 @@ static void test_cubind_driver_multicast_create(void **cubind_state)
     const CUmulticastObjectProp *prop = (const CUmulticastObjectProp *)(uintptr_t)0x100c1020u;
     const CUresult cubind_expected = CUDA_ERROR_EXTERNAL_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mcHandle, sizeof mcHandle);
-    cubind_mock_expect_arg(&prop, sizeof prop);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_multicast_create(mcHandle, prop);
-    assert_true(cubind_mock_matches("cuMulticastCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mcHandle, sizeof mcHandle);
+        cubind_mock_expect_arg(&prop, sizeof prop);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_multicast_create(mcHandle, prop);
+        assert_true(cubind_mock_matches("cuMulticastCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_multicast_add_device(void **cubind_state)
@@ -4011,17 +5182,23 @@ static void test_cubind_driver_multicast_add_device(void **cubind_state)
     CUdevice dev = (CUdevice)0x123081;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_CLUSTER_SIZE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mcHandle, sizeof mcHandle);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_multicast_add_device(mcHandle, dev);
-    assert_true(cubind_mock_matches("cuMulticastAddDevice"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastAddDevice", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mcHandle, sizeof mcHandle);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_multicast_add_device(mcHandle, dev);
+        assert_true(cubind_mock_matches("cuMulticastAddDevice"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastAddDevice", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_multicast_bind_mem(void **cubind_state)
@@ -4034,21 +5211,27 @@ static void test_cubind_driver_multicast_bind_mem(void **cubind_state)
     unsigned long long flags = (unsigned long long)0x12340000c305LL;
     const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mcHandle, sizeof mcHandle);
-    cubind_mock_expect_arg(&mcOffset, sizeof mcOffset);
-    cubind_mock_expect_arg(&memHandle, sizeof memHandle);
-    cubind_mock_expect_arg(&memOffset, sizeof memOffset);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_multicast_bind_mem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
-    assert_true(cubind_mock_matches("cuMulticastBindMem"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastBindMem", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mcHandle, sizeof mcHandle);
+        cubind_mock_expect_arg(&mcOffset, sizeof mcOffset);
+        cubind_mock_expect_arg(&memHandle, sizeof memHandle);
+        cubind_mock_expect_arg(&memOffset, sizeof memOffset);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_multicast_bind_mem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+        assert_true(cubind_mock_matches("cuMulticastBindMem"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastBindMem", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_multicast_bind_addr(void **cubind_state)
@@ -4060,20 +5243,26 @@ static void test_cubind_driver_multicast_bind_addr(void **cubind_state)
     unsigned long long flags = (unsigned long long)0x12340000c404LL;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mcHandle, sizeof mcHandle);
-    cubind_mock_expect_arg(&mcOffset, sizeof mcOffset);
-    cubind_mock_expect_arg(&memptr, sizeof memptr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_multicast_bind_addr(mcHandle, mcOffset, memptr, size, flags);
-    assert_true(cubind_mock_matches("cuMulticastBindAddr"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastBindAddr", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mcHandle, sizeof mcHandle);
+        cubind_mock_expect_arg(&mcOffset, sizeof mcOffset);
+        cubind_mock_expect_arg(&memptr, sizeof memptr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_multicast_bind_addr(mcHandle, mcOffset, memptr, size, flags);
+        assert_true(cubind_mock_matches("cuMulticastBindAddr"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastBindAddr", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_multicast_unbind(void **cubind_state)
@@ -4084,19 +5273,25 @@ static void test_cubind_driver_multicast_unbind(void **cubind_state)
     size_t size = (size_t)0x12340000c503LL;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mcHandle, sizeof mcHandle);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_expect_arg(&mcOffset, sizeof mcOffset);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_multicast_unbind(mcHandle, dev, mcOffset, size);
-    assert_true(cubind_mock_matches("cuMulticastUnbind"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastUnbind", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mcHandle, sizeof mcHandle);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_expect_arg(&mcOffset, sizeof mcOffset);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_multicast_unbind(mcHandle, dev, mcOffset, size);
+        assert_true(cubind_mock_matches("cuMulticastUnbind"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastUnbind", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_multicast_get_granularity(void **cubind_state)
@@ -4106,18 +5301,24 @@ static void test_cubind_driver_multicast_get_granularity(void **cubind_state)
     CUmulticastGranularity_flags option = (CUmulticastGranularity_flags)66;
     const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&granularity, sizeof granularity);
-    cubind_mock_expect_arg(&prop, sizeof prop);
-    cubind_mock_expect_arg(&option, sizeof option);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_multicast_get_granularity(granularity, prop, option);
-    assert_true(cubind_mock_matches("cuMulticastGetGranularity"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastGetGranularity", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&granularity, sizeof granularity);
+        cubind_mock_expect_arg(&prop, sizeof prop);
+        cubind_mock_expect_arg(&option, sizeof option);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_multicast_get_granularity(granularity, prop, option);
+        assert_true(cubind_mock_matches("cuMulticastGetGranularity"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastGetGranularity", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_pointer_get_attribute(void **cubind_state)
@@ -4127,18 +5328,24 @@ static void test_cubind_driver_pointer_get_attribute(void **cubind_state)
     CUdeviceptr ptr = (CUdeviceptr)0x12340000c702LL;
     const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&data, sizeof data);
-    cubind_mock_expect_arg(&attribute, sizeof attribute);
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_pointer_get_attribute(data, attribute, ptr);
-    assert_true(cubind_mock_matches("cuPointerGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuPointerGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&data, sizeof data);
+        cubind_mock_expect_arg(&attribute, sizeof attribute);
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_pointer_get_attribute(data, attribute, ptr);
+        assert_true(cubind_mock_matches("cuPointerGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuPointerGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
@@ -4150,21 +5357,27 @@ static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100c8050u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&location, 67, sizeof location);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&location, sizeof location);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_prefetch_async(devPtr, count, location, flags, hStream);
-    assert_true(cubind_mock_matches("cuMemPrefetchAsync_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPrefetchAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&location, sizeof location);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_prefetch_async(devPtr, count, location, flags, hStream);
+        assert_true(cubind_mock_matches("cuMemPrefetchAsync_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPrefetchAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_advise(void **cubind_state)
@@ -4175,20 +5388,26 @@ static void test_cubind_driver_mem_advise(void **cubind_state)
     CUmemLocation location;
     const CUresult cubind_expected = CUDA_ERROR_OUT_OF_MEMORY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&location, 68, sizeof location);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&advice, sizeof advice);
-    cubind_mock_expect_arg(&location, sizeof location);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_advise(devPtr, count, advice, location);
-    assert_true(cubind_mock_matches("cuMemAdvise_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAdvise", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&advice, sizeof advice);
+        cubind_mock_expect_arg(&location, sizeof location);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_advise(devPtr, count, advice, location);
+        assert_true(cubind_mock_matches("cuMemAdvise_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAdvise", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
@@ -4203,23 +5422,29 @@ static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100ca080u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptrs, sizeof dptrs);
-    cubind_mock_expect_arg(&sizes, sizeof sizes);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&prefetchLocs, sizeof prefetchLocs);
-    cubind_mock_expect_arg(&prefetchLocIdxs, sizeof prefetchLocIdxs);
-    cubind_mock_expect_arg(&numPrefetchLocs, sizeof numPrefetchLocs);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    assert_true(cubind_mock_matches("cuMemPrefetchBatchAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPrefetchBatchAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptrs, sizeof dptrs);
+        cubind_mock_expect_arg(&sizes, sizeof sizes);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&prefetchLocs, sizeof prefetchLocs);
+        cubind_mock_expect_arg(&prefetchLocIdxs, sizeof prefetchLocIdxs);
+        cubind_mock_expect_arg(&numPrefetchLocs, sizeof numPrefetchLocs);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+        assert_true(cubind_mock_matches("cuMemPrefetchBatchAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPrefetchBatchAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
@@ -4231,20 +5456,26 @@ static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100cb050u;
     const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptrs, sizeof dptrs);
-    cubind_mock_expect_arg(&sizes, sizeof sizes);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_discard_batch_async(dptrs, sizes, count, flags, hStream);
-    assert_true(cubind_mock_matches("cuMemDiscardBatchAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemDiscardBatchAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptrs, sizeof dptrs);
+        cubind_mock_expect_arg(&sizes, sizeof sizes);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_discard_batch_async(dptrs, sizes, count, flags, hStream);
+        assert_true(cubind_mock_matches("cuMemDiscardBatchAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemDiscardBatchAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_discard_and_prefetch_batch_async(void **cubind_state)
@@ -4259,23 +5490,29 @@ static void test_cubind_driver_mem_discard_and_prefetch_batch_async(void **cubin
     CUstream hStream = (CUstream)(uintptr_t)0x100cc080u;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptrs, sizeof dptrs);
-    cubind_mock_expect_arg(&sizes, sizeof sizes);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&prefetchLocs, sizeof prefetchLocs);
-    cubind_mock_expect_arg(&prefetchLocIdxs, sizeof prefetchLocIdxs);
-    cubind_mock_expect_arg(&numPrefetchLocs, sizeof numPrefetchLocs);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_discard_and_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    assert_true(cubind_mock_matches("cuMemDiscardAndPrefetchBatchAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemDiscardAndPrefetchBatchAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptrs, sizeof dptrs);
+        cubind_mock_expect_arg(&sizes, sizeof sizes);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&prefetchLocs, sizeof prefetchLocs);
+        cubind_mock_expect_arg(&prefetchLocIdxs, sizeof prefetchLocIdxs);
+        cubind_mock_expect_arg(&numPrefetchLocs, sizeof numPrefetchLocs);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_discard_and_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+        assert_true(cubind_mock_matches("cuMemDiscardAndPrefetchBatchAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemDiscardAndPrefetchBatchAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_range_get_attribute(void **cubind_state)
@@ -4287,20 +5524,26 @@ static void test_cubind_driver_mem_range_get_attribute(void **cubind_state)
     size_t count = (size_t)0x12340000cd04LL;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&data, sizeof data);
-    cubind_mock_expect_arg(&dataSize, sizeof dataSize);
-    cubind_mock_expect_arg(&attribute, sizeof attribute);
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_range_get_attribute(data, dataSize, attribute, devPtr, count);
-    assert_true(cubind_mock_matches("cuMemRangeGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemRangeGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&data, sizeof data);
+        cubind_mock_expect_arg(&dataSize, sizeof dataSize);
+        cubind_mock_expect_arg(&attribute, sizeof attribute);
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_range_get_attribute(data, dataSize, attribute, devPtr, count);
+        assert_true(cubind_mock_matches("cuMemRangeGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemRangeGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_mem_range_get_attributes(void **cubind_state)
@@ -4313,21 +5556,27 @@ static void test_cubind_driver_mem_range_get_attributes(void **cubind_state)
     size_t count = (size_t)0x12340000ce05LL;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&data, sizeof data);
-    cubind_mock_expect_arg(&dataSizes, sizeof dataSizes);
-    cubind_mock_expect_arg(&attributes, sizeof attributes);
-    cubind_mock_expect_arg(&numAttributes, sizeof numAttributes);
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_mem_range_get_attributes(data, dataSizes, attributes, numAttributes, devPtr, count);
-    assert_true(cubind_mock_matches("cuMemRangeGetAttributes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemRangeGetAttributes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&data, sizeof data);
+        cubind_mock_expect_arg(&dataSizes, sizeof dataSizes);
+        cubind_mock_expect_arg(&attributes, sizeof attributes);
+        cubind_mock_expect_arg(&numAttributes, sizeof numAttributes);
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_mem_range_get_attributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+        assert_true(cubind_mock_matches("cuMemRangeGetAttributes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemRangeGetAttributes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_pointer_set_attribute(void **cubind_state)
@@ -4337,18 +5586,24 @@ static void test_cubind_driver_pointer_set_attribute(void **cubind_state)
     CUdeviceptr ptr = (CUdeviceptr)0x12340000cf02LL;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&attribute, sizeof attribute);
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_pointer_set_attribute(value, attribute, ptr);
-    assert_true(cubind_mock_matches("cuPointerSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuPointerSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&attribute, sizeof attribute);
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_pointer_set_attribute(value, attribute, ptr);
+        assert_true(cubind_mock_matches("cuPointerSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuPointerSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_pointer_get_attributes(void **cubind_state)
@@ -4359,19 +5614,25 @@ static void test_cubind_driver_pointer_get_attributes(void **cubind_state)
     CUdeviceptr ptr = (CUdeviceptr)0x12340000d003LL;
     const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&numAttributes, sizeof numAttributes);
-    cubind_mock_expect_arg(&attributes, sizeof attributes);
-    cubind_mock_expect_arg(&data, sizeof data);
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_pointer_get_attributes(numAttributes, attributes, data, ptr);
-    assert_true(cubind_mock_matches("cuPointerGetAttributes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuPointerGetAttributes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&numAttributes, sizeof numAttributes);
+        cubind_mock_expect_arg(&attributes, sizeof attributes);
+        cubind_mock_expect_arg(&data, sizeof data);
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_pointer_get_attributes(numAttributes, attributes, data, ptr);
+        assert_true(cubind_mock_matches("cuPointerGetAttributes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuPointerGetAttributes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_create(void **cubind_state)
@@ -4380,17 +5641,23 @@ static void test_cubind_driver_stream_create(void **cubind_state)
     unsigned int Flags = (unsigned int)0x123441;
     const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phStream, sizeof phStream);
-    cubind_mock_expect_arg(&Flags, sizeof Flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_create(phStream, Flags);
-    assert_true(cubind_mock_matches("cuStreamCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phStream, sizeof phStream);
+        cubind_mock_expect_arg(&Flags, sizeof Flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_create(phStream, Flags);
+        assert_true(cubind_mock_matches("cuStreamCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_create_with_priority(void **cubind_state)
@@ -4400,18 +5667,24 @@ static void test_cubind_driver_stream_create_with_priority(void **cubind_state)
     int priority = (int)0x123482;
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phStream, sizeof phStream);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&priority, sizeof priority);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_create_with_priority(phStream, flags, priority);
-    assert_true(cubind_mock_matches("cuStreamCreateWithPriority"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamCreateWithPriority", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phStream, sizeof phStream);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&priority, sizeof priority);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_create_with_priority(phStream, flags, priority);
+        assert_true(cubind_mock_matches("cuStreamCreateWithPriority"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamCreateWithPriority", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_get_priority(void **cubind_state)
@@ -4420,17 +5693,23 @@ static void test_cubind_driver_stream_get_priority(void **cubind_state)
     int *priority = (int *)(uintptr_t)0x100d3020u;
     const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&priority, sizeof priority);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_get_priority(hStream, priority);
-    assert_true(cubind_mock_matches("cuStreamGetPriority"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetPriority", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&priority, sizeof priority);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_get_priority(hStream, priority);
+        assert_true(cubind_mock_matches("cuStreamGetPriority"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetPriority", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_get_device(void **cubind_state)
@@ -4439,17 +5718,23 @@ static void test_cubind_driver_stream_get_device(void **cubind_state)
     CUdevice *device = (CUdevice *)(uintptr_t)0x100d4020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_get_device(hStream, device);
-    assert_true(cubind_mock_matches("cuStreamGetDevice"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetDevice", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_get_device(hStream, device);
+        assert_true(cubind_mock_matches("cuStreamGetDevice"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetDevice", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_get_flags(void **cubind_state)
@@ -4458,17 +5743,23 @@ static void test_cubind_driver_stream_get_flags(void **cubind_state)
     unsigned int *flags = (unsigned int *)(uintptr_t)0x100d5020u;
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_get_flags(hStream, flags);
-    assert_true(cubind_mock_matches("cuStreamGetFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_get_flags(hStream, flags);
+        assert_true(cubind_mock_matches("cuStreamGetFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_get_id(void **cubind_state)
@@ -4477,17 +5768,23 @@ static void test_cubind_driver_stream_get_id(void **cubind_state)
     unsigned long long *streamId = (unsigned long long *)(uintptr_t)0x100d6020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&streamId, sizeof streamId);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_get_id(hStream, streamId);
-    assert_true(cubind_mock_matches("cuStreamGetId"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetId", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&streamId, sizeof streamId);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_get_id(hStream, streamId);
+        assert_true(cubind_mock_matches("cuStreamGetId"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetId", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_get_ctx(void **cubind_state)
@@ -4496,17 +5793,23 @@ static void test_cubind_driver_stream_get_ctx(void **cubind_state)
     CUcontext *pctx = (CUcontext *)(uintptr_t)0x100d7020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&pctx, sizeof pctx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_get_ctx(hStream, pctx);
-    assert_true(cubind_mock_matches("cuStreamGetCtx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetCtx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&pctx, sizeof pctx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_get_ctx(hStream, pctx);
+        assert_true(cubind_mock_matches("cuStreamGetCtx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetCtx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_get_ctx_v2(void **cubind_state)
@@ -4516,18 +5819,24 @@ static void test_cubind_driver_stream_get_ctx_v2(void **cubind_state)
     CUgreenCtx *pGreenCtx = (CUgreenCtx *)(uintptr_t)0x100d8030u;
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&pCtx, sizeof pCtx);
-    cubind_mock_expect_arg(&pGreenCtx, sizeof pGreenCtx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_get_ctx_v2(hStream, pCtx, pGreenCtx);
-    assert_true(cubind_mock_matches("cuStreamGetCtx_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetCtx_v2", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&pCtx, sizeof pCtx);
+        cubind_mock_expect_arg(&pGreenCtx, sizeof pGreenCtx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_get_ctx_v2(hStream, pCtx, pGreenCtx);
+        assert_true(cubind_mock_matches("cuStreamGetCtx_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetCtx_v2", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_wait_event(void **cubind_state)
@@ -4537,18 +5846,24 @@ static void test_cubind_driver_stream_wait_event(void **cubind_state)
     unsigned int Flags = (unsigned int)0x123642;
     const CUresult cubind_expected = CUDA_ERROR_MAP_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&hEvent, sizeof hEvent);
-    cubind_mock_expect_arg(&Flags, sizeof Flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_wait_event(hStream, hEvent, Flags);
-    assert_true(cubind_mock_matches("cuStreamWaitEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWaitEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&hEvent, sizeof hEvent);
+        cubind_mock_expect_arg(&Flags, sizeof Flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_wait_event(hStream, hEvent, Flags);
+        assert_true(cubind_mock_matches("cuStreamWaitEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWaitEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_add_callback(void **cubind_state)
@@ -4559,19 +5874,25 @@ static void test_cubind_driver_stream_add_callback(void **cubind_state)
     unsigned int flags = (unsigned int)0x123683;
     const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&callback, sizeof callback);
-    cubind_mock_expect_arg(&userData, sizeof userData);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_add_callback(hStream, callback, userData, flags);
-    assert_true(cubind_mock_matches("cuStreamAddCallback"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamAddCallback", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&callback, sizeof callback);
+        cubind_mock_expect_arg(&userData, sizeof userData);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_add_callback(hStream, callback, userData, flags);
+        assert_true(cubind_mock_matches("cuStreamAddCallback"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamAddCallback", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_begin_capture(void **cubind_state)
@@ -4580,17 +5901,23 @@ static void test_cubind_driver_stream_begin_capture(void **cubind_state)
     CUstreamCaptureMode mode = (CUstreamCaptureMode)65;
     const CUresult cubind_expected = CUDA_ERROR_ARRAY_IS_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_begin_capture(hStream, mode);
-    assert_true(cubind_mock_matches("cuStreamBeginCapture_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamBeginCapture", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_begin_capture(hStream, mode);
+        assert_true(cubind_mock_matches("cuStreamBeginCapture_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamBeginCapture", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_begin_capture_to_graph(void **cubind_state)
@@ -4603,21 +5930,27 @@ static void test_cubind_driver_stream_begin_capture_to_graph(void **cubind_state
     CUstreamCaptureMode mode = (CUstreamCaptureMode)69;
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&dependencyData, sizeof dependencyData);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_begin_capture_to_graph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-    assert_true(cubind_mock_matches("cuStreamBeginCaptureToGraph"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamBeginCaptureToGraph", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&dependencyData, sizeof dependencyData);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_begin_capture_to_graph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+        assert_true(cubind_mock_matches("cuStreamBeginCaptureToGraph"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamBeginCaptureToGraph", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_thread_exchange_stream_capture_mode(void **cubind_state)
@@ -4625,16 +5958,22 @@ static void test_cubind_driver_thread_exchange_stream_capture_mode(void **cubind
     CUstreamCaptureMode *mode = (CUstreamCaptureMode *)(uintptr_t)0x100dd010u;
     const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_thread_exchange_stream_capture_mode(mode);
-    assert_true(cubind_mock_matches("cuThreadExchangeStreamCaptureMode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuThreadExchangeStreamCaptureMode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_thread_exchange_stream_capture_mode(mode);
+        assert_true(cubind_mock_matches("cuThreadExchangeStreamCaptureMode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuThreadExchangeStreamCaptureMode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_end_capture(void **cubind_state)
@@ -4643,17 +5982,23 @@ static void test_cubind_driver_stream_end_capture(void **cubind_state)
     CUgraph *phGraph = (CUgraph *)(uintptr_t)0x100de020u;
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&phGraph, sizeof phGraph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_end_capture(hStream, phGraph);
-    assert_true(cubind_mock_matches("cuStreamEndCapture"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamEndCapture", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&phGraph, sizeof phGraph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_end_capture(hStream, phGraph);
+        assert_true(cubind_mock_matches("cuStreamEndCapture"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamEndCapture", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_is_capturing(void **cubind_state)
@@ -4662,17 +6007,23 @@ static void test_cubind_driver_stream_is_capturing(void **cubind_state)
     CUstreamCaptureStatus *captureStatus = (CUstreamCaptureStatus *)(uintptr_t)0x100df020u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&captureStatus, sizeof captureStatus);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_is_capturing(hStream, captureStatus);
-    assert_true(cubind_mock_matches("cuStreamIsCapturing"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamIsCapturing", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&captureStatus, sizeof captureStatus);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_is_capturing(hStream, captureStatus);
+        assert_true(cubind_mock_matches("cuStreamIsCapturing"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamIsCapturing", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
@@ -4686,22 +6037,28 @@ static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
     size_t *numDependencies_out = (size_t *)(uintptr_t)0x100e0070u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&captureStatus_out, sizeof captureStatus_out);
-    cubind_mock_expect_arg(&id_out, sizeof id_out);
-    cubind_mock_expect_arg(&graph_out, sizeof graph_out);
-    cubind_mock_expect_arg(&dependencies_out, sizeof dependencies_out);
-    cubind_mock_expect_arg(&edgeData_out, sizeof edgeData_out);
-    cubind_mock_expect_arg(&numDependencies_out, sizeof numDependencies_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_get_capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    assert_true(cubind_mock_matches("cuStreamGetCaptureInfo_v3"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetCaptureInfo", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&captureStatus_out, sizeof captureStatus_out);
+        cubind_mock_expect_arg(&id_out, sizeof id_out);
+        cubind_mock_expect_arg(&graph_out, sizeof graph_out);
+        cubind_mock_expect_arg(&dependencies_out, sizeof dependencies_out);
+        cubind_mock_expect_arg(&edgeData_out, sizeof edgeData_out);
+        cubind_mock_expect_arg(&numDependencies_out, sizeof numDependencies_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_get_capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+        assert_true(cubind_mock_matches("cuStreamGetCaptureInfo_v3"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetCaptureInfo", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_update_capture_dependencies(void **cubind_state)
@@ -4713,20 +6070,26 @@ static void test_cubind_driver_stream_update_capture_dependencies(void **cubind_
     unsigned int flags = (unsigned int)0x123844;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&dependencyData, sizeof dependencyData);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_update_capture_dependencies(hStream, dependencies, dependencyData, numDependencies, flags);
-    assert_true(cubind_mock_matches("cuStreamUpdateCaptureDependencies_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamUpdateCaptureDependencies", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&dependencyData, sizeof dependencyData);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_update_capture_dependencies(hStream, dependencies, dependencyData, numDependencies, flags);
+        assert_true(cubind_mock_matches("cuStreamUpdateCaptureDependencies_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamUpdateCaptureDependencies", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_attach_mem_async(void **cubind_state)
@@ -4737,19 +6100,25 @@ static void test_cubind_driver_stream_attach_mem_async(void **cubind_state)
     unsigned int flags = (unsigned int)0x123883;
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&length, sizeof length);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_attach_mem_async(hStream, dptr, length, flags);
-    assert_true(cubind_mock_matches("cuStreamAttachMemAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamAttachMemAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&length, sizeof length);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_attach_mem_async(hStream, dptr, length, flags);
+        assert_true(cubind_mock_matches("cuStreamAttachMemAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamAttachMemAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_query(void **cubind_state)
@@ -4757,16 +6126,22 @@ static void test_cubind_driver_stream_query(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100e3010u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_query(hStream);
-    assert_true(cubind_mock_matches("cuStreamQuery"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamQuery", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_query(hStream);
+        assert_true(cubind_mock_matches("cuStreamQuery"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamQuery", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_synchronize(void **cubind_state)
@@ -4774,16 +6149,22 @@ static void test_cubind_driver_stream_synchronize(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100e4010u;
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_synchronize(hStream);
-    assert_true(cubind_mock_matches("cuStreamSynchronize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamSynchronize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_synchronize(hStream);
+        assert_true(cubind_mock_matches("cuStreamSynchronize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamSynchronize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_destroy(void **cubind_state)
@@ -4791,16 +6172,22 @@ static void test_cubind_driver_stream_destroy(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100e5010u;
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_destroy(hStream);
-    assert_true(cubind_mock_matches("cuStreamDestroy_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_destroy(hStream);
+        assert_true(cubind_mock_matches("cuStreamDestroy_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_copy_attributes(void **cubind_state)
@@ -4809,17 +6196,23 @@ static void test_cubind_driver_stream_copy_attributes(void **cubind_state)
     CUstream src = (CUstream)(uintptr_t)0x100e6020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_copy_attributes(dst, src);
-    assert_true(cubind_mock_matches("cuStreamCopyAttributes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamCopyAttributes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_copy_attributes(dst, src);
+        assert_true(cubind_mock_matches("cuStreamCopyAttributes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamCopyAttributes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_get_attribute(void **cubind_state)
@@ -4829,18 +6222,24 @@ static void test_cubind_driver_stream_get_attribute(void **cubind_state)
     CUstreamAttrValue *value_out = (CUstreamAttrValue *)(uintptr_t)0x100e7030u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value_out, sizeof value_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_get_attribute(hStream, attr, value_out);
-    assert_true(cubind_mock_matches("cuStreamGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value_out, sizeof value_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_get_attribute(hStream, attr, value_out);
+        assert_true(cubind_mock_matches("cuStreamGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_set_attribute(void **cubind_state)
@@ -4850,18 +6249,24 @@ static void test_cubind_driver_stream_set_attribute(void **cubind_state)
     const CUstreamAttrValue *value = (const CUstreamAttrValue *)(uintptr_t)0x100e8030u;
     const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_set_attribute(hStream, attr, value);
-    assert_true(cubind_mock_matches("cuStreamSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_set_attribute(hStream, attr, value);
+        assert_true(cubind_mock_matches("cuStreamSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_event_create(void **cubind_state)
@@ -4870,17 +6275,23 @@ static void test_cubind_driver_event_create(void **cubind_state)
     unsigned int Flags = (unsigned int)0x123a41;
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phEvent, sizeof phEvent);
-    cubind_mock_expect_arg(&Flags, sizeof Flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_event_create(phEvent, Flags);
-    assert_true(cubind_mock_matches("cuEventCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phEvent, sizeof phEvent);
+        cubind_mock_expect_arg(&Flags, sizeof Flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_event_create(phEvent, Flags);
+        assert_true(cubind_mock_matches("cuEventCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_event_record(void **cubind_state)
@@ -4889,17 +6300,23 @@ static void test_cubind_driver_event_record(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x100ea020u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hEvent, sizeof hEvent);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_event_record(hEvent, hStream);
-    assert_true(cubind_mock_matches("cuEventRecord"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventRecord", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hEvent, sizeof hEvent);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_event_record(hEvent, hStream);
+        assert_true(cubind_mock_matches("cuEventRecord"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventRecord", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_event_record_with_flags(void **cubind_state)
@@ -4909,18 +6326,24 @@ static void test_cubind_driver_event_record_with_flags(void **cubind_state)
     unsigned int flags = (unsigned int)0x123ac2;
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hEvent, sizeof hEvent);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_event_record_with_flags(hEvent, hStream, flags);
-    assert_true(cubind_mock_matches("cuEventRecordWithFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventRecordWithFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hEvent, sizeof hEvent);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_event_record_with_flags(hEvent, hStream, flags);
+        assert_true(cubind_mock_matches("cuEventRecordWithFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventRecordWithFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_event_query(void **cubind_state)
@@ -4928,16 +6351,22 @@ static void test_cubind_driver_event_query(void **cubind_state)
     CUevent hEvent = (CUevent)(uintptr_t)0x100ec010u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hEvent, sizeof hEvent);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_event_query(hEvent);
-    assert_true(cubind_mock_matches("cuEventQuery"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventQuery", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hEvent, sizeof hEvent);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_event_query(hEvent);
+        assert_true(cubind_mock_matches("cuEventQuery"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventQuery", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_event_synchronize(void **cubind_state)
@@ -4945,16 +6374,22 @@ static void test_cubind_driver_event_synchronize(void **cubind_state)
     CUevent hEvent = (CUevent)(uintptr_t)0x100ed010u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hEvent, sizeof hEvent);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_event_synchronize(hEvent);
-    assert_true(cubind_mock_matches("cuEventSynchronize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventSynchronize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hEvent, sizeof hEvent);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_event_synchronize(hEvent);
+        assert_true(cubind_mock_matches("cuEventSynchronize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventSynchronize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_event_destroy(void **cubind_state)
@@ -4962,16 +6397,22 @@ static void test_cubind_driver_event_destroy(void **cubind_state)
     CUevent hEvent = (CUevent)(uintptr_t)0x100ee010u;
     const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hEvent, sizeof hEvent);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_event_destroy(hEvent);
-    assert_true(cubind_mock_matches("cuEventDestroy_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hEvent, sizeof hEvent);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_event_destroy(hEvent);
+        assert_true(cubind_mock_matches("cuEventDestroy_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_event_elapsed_time(void **cubind_state)
@@ -4981,18 +6422,24 @@ static void test_cubind_driver_event_elapsed_time(void **cubind_state)
     CUevent hEnd = (CUevent)(uintptr_t)0x100ef030u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pMilliseconds, sizeof pMilliseconds);
-    cubind_mock_expect_arg(&hStart, sizeof hStart);
-    cubind_mock_expect_arg(&hEnd, sizeof hEnd);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_event_elapsed_time(pMilliseconds, hStart, hEnd);
-    assert_true(cubind_mock_matches("cuEventElapsedTime_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventElapsedTime", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pMilliseconds, sizeof pMilliseconds);
+        cubind_mock_expect_arg(&hStart, sizeof hStart);
+        cubind_mock_expect_arg(&hEnd, sizeof hEnd);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_event_elapsed_time(pMilliseconds, hStart, hEnd);
+        assert_true(cubind_mock_matches("cuEventElapsedTime_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventElapsedTime", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_import_external_memory(void **cubind_state)
@@ -5001,17 +6448,23 @@ static void test_cubind_driver_import_external_memory(void **cubind_state)
     const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc = (const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *)(uintptr_t)0x100f0020u;
     const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&extMem_out, sizeof extMem_out);
-    cubind_mock_expect_arg(&memHandleDesc, sizeof memHandleDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_import_external_memory(extMem_out, memHandleDesc);
-    assert_true(cubind_mock_matches("cuImportExternalMemory"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuImportExternalMemory", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&extMem_out, sizeof extMem_out);
+        cubind_mock_expect_arg(&memHandleDesc, sizeof memHandleDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_import_external_memory(extMem_out, memHandleDesc);
+        assert_true(cubind_mock_matches("cuImportExternalMemory"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuImportExternalMemory", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_external_memory_get_mapped_buffer(void **cubind_state)
@@ -5021,18 +6474,24 @@ static void test_cubind_driver_external_memory_get_mapped_buffer(void **cubind_s
     const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc = (const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *)(uintptr_t)0x100f1030u;
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&extMem, sizeof extMem);
-    cubind_mock_expect_arg(&bufferDesc, sizeof bufferDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_external_memory_get_mapped_buffer(devPtr, extMem, bufferDesc);
-    assert_true(cubind_mock_matches("cuExternalMemoryGetMappedBuffer"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuExternalMemoryGetMappedBuffer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&extMem, sizeof extMem);
+        cubind_mock_expect_arg(&bufferDesc, sizeof bufferDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_external_memory_get_mapped_buffer(devPtr, extMem, bufferDesc);
+        assert_true(cubind_mock_matches("cuExternalMemoryGetMappedBuffer"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuExternalMemoryGetMappedBuffer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_external_memory_get_mapped_mipmapped_array(void **cubind_state)
@@ -5042,18 +6501,24 @@ static void test_cubind_driver_external_memory_get_mapped_mipmapped_array(void *
     const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc = (const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *)(uintptr_t)0x100f2030u;
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mipmap, sizeof mipmap);
-    cubind_mock_expect_arg(&extMem, sizeof extMem);
-    cubind_mock_expect_arg(&mipmapDesc, sizeof mipmapDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_external_memory_get_mapped_mipmapped_array(mipmap, extMem, mipmapDesc);
-    assert_true(cubind_mock_matches("cuExternalMemoryGetMappedMipmappedArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuExternalMemoryGetMappedMipmappedArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mipmap, sizeof mipmap);
+        cubind_mock_expect_arg(&extMem, sizeof extMem);
+        cubind_mock_expect_arg(&mipmapDesc, sizeof mipmapDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_external_memory_get_mapped_mipmapped_array(mipmap, extMem, mipmapDesc);
+        assert_true(cubind_mock_matches("cuExternalMemoryGetMappedMipmappedArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuExternalMemoryGetMappedMipmappedArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_destroy_external_memory(void **cubind_state)
@@ -5061,16 +6526,22 @@ static void test_cubind_driver_destroy_external_memory(void **cubind_state)
     CUexternalMemory extMem = (CUexternalMemory)(uintptr_t)0x100f3010u;
     const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&extMem, sizeof extMem);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_destroy_external_memory(extMem);
-    assert_true(cubind_mock_matches("cuDestroyExternalMemory"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDestroyExternalMemory", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&extMem, sizeof extMem);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_destroy_external_memory(extMem);
+        assert_true(cubind_mock_matches("cuDestroyExternalMemory"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDestroyExternalMemory", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_import_external_semaphore(void **cubind_state)
@@ -5079,17 +6550,23 @@ static void test_cubind_driver_import_external_semaphore(void **cubind_state)
     const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc = (const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *)(uintptr_t)0x100f4020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&extSem_out, sizeof extSem_out);
-    cubind_mock_expect_arg(&semHandleDesc, sizeof semHandleDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_import_external_semaphore(extSem_out, semHandleDesc);
-    assert_true(cubind_mock_matches("cuImportExternalSemaphore"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuImportExternalSemaphore", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&extSem_out, sizeof extSem_out);
+        cubind_mock_expect_arg(&semHandleDesc, sizeof semHandleDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_import_external_semaphore(extSem_out, semHandleDesc);
+        assert_true(cubind_mock_matches("cuImportExternalSemaphore"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuImportExternalSemaphore", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_signal_external_semaphores_async(void **cubind_state)
@@ -5100,19 +6577,25 @@ static void test_cubind_driver_signal_external_semaphores_async(void **cubind_st
     CUstream stream = (CUstream)(uintptr_t)0x100f5040u;
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&extSemArray, sizeof extSemArray);
-    cubind_mock_expect_arg(&paramsArray, sizeof paramsArray);
-    cubind_mock_expect_arg(&numExtSems, sizeof numExtSems);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_signal_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
-    assert_true(cubind_mock_matches("cuSignalExternalSemaphoresAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSignalExternalSemaphoresAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&extSemArray, sizeof extSemArray);
+        cubind_mock_expect_arg(&paramsArray, sizeof paramsArray);
+        cubind_mock_expect_arg(&numExtSems, sizeof numExtSems);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_signal_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
+        assert_true(cubind_mock_matches("cuSignalExternalSemaphoresAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSignalExternalSemaphoresAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_wait_external_semaphores_async(void **cubind_state)
@@ -5123,19 +6606,25 @@ static void test_cubind_driver_wait_external_semaphores_async(void **cubind_stat
     CUstream stream = (CUstream)(uintptr_t)0x100f6040u;
     const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&extSemArray, sizeof extSemArray);
-    cubind_mock_expect_arg(&paramsArray, sizeof paramsArray);
-    cubind_mock_expect_arg(&numExtSems, sizeof numExtSems);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_wait_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
-    assert_true(cubind_mock_matches("cuWaitExternalSemaphoresAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuWaitExternalSemaphoresAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&extSemArray, sizeof extSemArray);
+        cubind_mock_expect_arg(&paramsArray, sizeof paramsArray);
+        cubind_mock_expect_arg(&numExtSems, sizeof numExtSems);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_wait_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
+        assert_true(cubind_mock_matches("cuWaitExternalSemaphoresAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuWaitExternalSemaphoresAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_destroy_external_semaphore(void **cubind_state)
@@ -5143,16 +6632,22 @@ static void test_cubind_driver_destroy_external_semaphore(void **cubind_state)
     CUexternalSemaphore extSem = (CUexternalSemaphore)(uintptr_t)0x100f7010u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&extSem, sizeof extSem);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_destroy_external_semaphore(extSem);
-    assert_true(cubind_mock_matches("cuDestroyExternalSemaphore"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDestroyExternalSemaphore", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&extSem, sizeof extSem);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_destroy_external_semaphore(extSem);
+        assert_true(cubind_mock_matches("cuDestroyExternalSemaphore"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDestroyExternalSemaphore", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_wait_value32(void **cubind_state)
@@ -5163,19 +6658,25 @@ static void test_cubind_driver_stream_wait_value32(void **cubind_state)
     unsigned int flags = (unsigned int)0x123e03;
     const CUresult cubind_expected = CUDA_ERROR_NOT_READY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&addr, sizeof addr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_wait_value32(stream, addr, value, flags);
-    assert_true(cubind_mock_matches("cuStreamWaitValue32_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWaitValue32", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&addr, sizeof addr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_wait_value32(stream, addr, value, flags);
+        assert_true(cubind_mock_matches("cuStreamWaitValue32_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWaitValue32", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_wait_value64(void **cubind_state)
@@ -5186,19 +6687,25 @@ static void test_cubind_driver_stream_wait_value64(void **cubind_state)
     unsigned int flags = (unsigned int)0x123e43;
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&addr, sizeof addr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_wait_value64(stream, addr, value, flags);
-    assert_true(cubind_mock_matches("cuStreamWaitValue64_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWaitValue64", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&addr, sizeof addr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_wait_value64(stream, addr, value, flags);
+        assert_true(cubind_mock_matches("cuStreamWaitValue64_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWaitValue64", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_write_value32(void **cubind_state)
@@ -5209,19 +6716,25 @@ static void test_cubind_driver_stream_write_value32(void **cubind_state)
     unsigned int flags = (unsigned int)0x123e83;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&addr, sizeof addr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_write_value32(stream, addr, value, flags);
-    assert_true(cubind_mock_matches("cuStreamWriteValue32_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWriteValue32", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&addr, sizeof addr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_write_value32(stream, addr, value, flags);
+        assert_true(cubind_mock_matches("cuStreamWriteValue32_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWriteValue32", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_write_value64(void **cubind_state)
@@ -5232,19 +6745,25 @@ static void test_cubind_driver_stream_write_value64(void **cubind_state)
     unsigned int flags = (unsigned int)0x123ec3;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&addr, sizeof addr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_write_value64(stream, addr, value, flags);
-    assert_true(cubind_mock_matches("cuStreamWriteValue64_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWriteValue64", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&addr, sizeof addr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_write_value64(stream, addr, value, flags);
+        assert_true(cubind_mock_matches("cuStreamWriteValue64_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWriteValue64", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_batch_mem_op(void **cubind_state)
@@ -5255,19 +6774,25 @@ static void test_cubind_driver_stream_batch_mem_op(void **cubind_state)
     unsigned int flags = (unsigned int)0x123f03;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&paramArray, sizeof paramArray);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_batch_mem_op(stream, count, paramArray, flags);
-    assert_true(cubind_mock_matches("cuStreamBatchMemOp_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamBatchMemOp", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&paramArray, sizeof paramArray);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_batch_mem_op(stream, count, paramArray, flags);
+        assert_true(cubind_mock_matches("cuStreamBatchMemOp_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamBatchMemOp", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_func_get_attribute(void **cubind_state)
@@ -5277,18 +6802,24 @@ static void test_cubind_driver_func_get_attribute(void **cubind_state)
     CUfunction hfunc = (CUfunction)(uintptr_t)0x100fd030u;
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pi, sizeof pi);
-    cubind_mock_expect_arg(&attrib, sizeof attrib);
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_func_get_attribute(pi, attrib, hfunc);
-    assert_true(cubind_mock_matches("cuFuncGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pi, sizeof pi);
+        cubind_mock_expect_arg(&attrib, sizeof attrib);
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_get_attribute(pi, attrib, hfunc);
+        assert_true(cubind_mock_matches("cuFuncGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_func_set_attribute(void **cubind_state)
@@ -5298,18 +6829,24 @@ static void test_cubind_driver_func_set_attribute(void **cubind_state)
     int value = (int)0x123f82;
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_expect_arg(&attrib, sizeof attrib);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_func_set_attribute(hfunc, attrib, value);
-    assert_true(cubind_mock_matches("cuFuncSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_expect_arg(&attrib, sizeof attrib);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_set_attribute(hfunc, attrib, value);
+        assert_true(cubind_mock_matches("cuFuncSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_func_set_cache_config(void **cubind_state)
@@ -5318,17 +6855,23 @@ static void test_cubind_driver_func_set_cache_config(void **cubind_state)
     CUfunc_cache config = (CUfunc_cache)65;
     const CUresult cubind_expected = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_func_set_cache_config(hfunc, config);
-    assert_true(cubind_mock_matches("cuFuncSetCacheConfig"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetCacheConfig", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_set_cache_config(hfunc, config);
+        assert_true(cubind_mock_matches("cuFuncSetCacheConfig"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetCacheConfig", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_func_get_module(void **cubind_state)
@@ -5337,17 +6880,23 @@ static void test_cubind_driver_func_get_module(void **cubind_state)
     CUfunction hfunc = (CUfunction)(uintptr_t)0x10100020u;
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_IS_DESTROYED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hmod, sizeof hmod);
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_func_get_module(hmod, hfunc);
-    assert_true(cubind_mock_matches("cuFuncGetModule"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetModule", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hmod, sizeof hmod);
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_get_module(hmod, hfunc);
+        assert_true(cubind_mock_matches("cuFuncGetModule"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetModule", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_func_get_name(void **cubind_state)
@@ -5356,17 +6905,23 @@ static void test_cubind_driver_func_get_name(void **cubind_state)
     CUfunction hfunc = (CUfunction)(uintptr_t)0x10101020u;
     const CUresult cubind_expected = CUDA_ERROR_ASSERT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_func_get_name(name, hfunc);
-    assert_true(cubind_mock_matches("cuFuncGetName"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetName", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_get_name(name, hfunc);
+        assert_true(cubind_mock_matches("cuFuncGetName"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetName", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_func_get_param_info(void **cubind_state)
@@ -5377,19 +6932,25 @@ static void test_cubind_driver_func_get_param_info(void **cubind_state)
     size_t *paramSize = (size_t *)(uintptr_t)0x10102040u;
     const CUresult cubind_expected = CUDA_ERROR_TOO_MANY_PEERS;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&paramIndex, sizeof paramIndex);
-    cubind_mock_expect_arg(&paramOffset, sizeof paramOffset);
-    cubind_mock_expect_arg(&paramSize, sizeof paramSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_func_get_param_info(func, paramIndex, paramOffset, paramSize);
-    assert_true(cubind_mock_matches("cuFuncGetParamInfo"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetParamInfo", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&paramIndex, sizeof paramIndex);
+        cubind_mock_expect_arg(&paramOffset, sizeof paramOffset);
+        cubind_mock_expect_arg(&paramSize, sizeof paramSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_get_param_info(func, paramIndex, paramOffset, paramSize);
+        assert_true(cubind_mock_matches("cuFuncGetParamInfo"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetParamInfo", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_func_is_loaded(void **cubind_state)
@@ -5398,17 +6959,23 @@ static void test_cubind_driver_func_is_loaded(void **cubind_state)
     CUfunction function = (CUfunction)(uintptr_t)0x10103020u;
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&state, sizeof state);
-    cubind_mock_expect_arg(&function, sizeof function);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_func_is_loaded(state, function);
-    assert_true(cubind_mock_matches("cuFuncIsLoaded"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncIsLoaded", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&state, sizeof state);
+        cubind_mock_expect_arg(&function, sizeof function);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_is_loaded(state, function);
+        assert_true(cubind_mock_matches("cuFuncIsLoaded"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncIsLoaded", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_func_load(void **cubind_state)
@@ -5416,16 +6983,22 @@ static void test_cubind_driver_func_load(void **cubind_state)
     CUfunction function = (CUfunction)(uintptr_t)0x10104010u;
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&function, sizeof function);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_func_load(function);
-    assert_true(cubind_mock_matches("cuFuncLoad"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncLoad", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&function, sizeof function);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_load(function);
+        assert_true(cubind_mock_matches("cuFuncLoad"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncLoad", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_launch_kernel(void **cubind_state)
@@ -5443,26 +7016,32 @@ static void test_cubind_driver_launch_kernel(void **cubind_state)
     void **extra = (void **)(uintptr_t)0x101050b0u;
     const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&f, sizeof f);
-    cubind_mock_expect_arg(&gridDimX, sizeof gridDimX);
-    cubind_mock_expect_arg(&gridDimY, sizeof gridDimY);
-    cubind_mock_expect_arg(&gridDimZ, sizeof gridDimZ);
-    cubind_mock_expect_arg(&blockDimX, sizeof blockDimX);
-    cubind_mock_expect_arg(&blockDimY, sizeof blockDimY);
-    cubind_mock_expect_arg(&blockDimZ, sizeof blockDimZ);
-    cubind_mock_expect_arg(&sharedMemBytes, sizeof sharedMemBytes);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&kernelParams, sizeof kernelParams);
-    cubind_mock_expect_arg(&extra, sizeof extra);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_launch_kernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-    assert_true(cubind_mock_matches("cuLaunchKernel"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchKernel", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&f, sizeof f);
+        cubind_mock_expect_arg(&gridDimX, sizeof gridDimX);
+        cubind_mock_expect_arg(&gridDimY, sizeof gridDimY);
+        cubind_mock_expect_arg(&gridDimZ, sizeof gridDimZ);
+        cubind_mock_expect_arg(&blockDimX, sizeof blockDimX);
+        cubind_mock_expect_arg(&blockDimY, sizeof blockDimY);
+        cubind_mock_expect_arg(&blockDimZ, sizeof blockDimZ);
+        cubind_mock_expect_arg(&sharedMemBytes, sizeof sharedMemBytes);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&kernelParams, sizeof kernelParams);
+        cubind_mock_expect_arg(&extra, sizeof extra);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_launch_kernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+        assert_true(cubind_mock_matches("cuLaunchKernel"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchKernel", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_launch_kernel_ex(void **cubind_state)
@@ -5473,19 +7052,25 @@ static void test_cubind_driver_launch_kernel_ex(void **cubind_state)
     void **extra = (void **)(uintptr_t)0x10106040u;
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_expect_arg(&f, sizeof f);
-    cubind_mock_expect_arg(&kernelParams, sizeof kernelParams);
-    cubind_mock_expect_arg(&extra, sizeof extra);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_launch_kernel_ex(config, f, kernelParams, extra);
-    assert_true(cubind_mock_matches("cuLaunchKernelEx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchKernelEx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_expect_arg(&f, sizeof f);
+        cubind_mock_expect_arg(&kernelParams, sizeof kernelParams);
+        cubind_mock_expect_arg(&extra, sizeof extra);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_launch_kernel_ex(config, f, kernelParams, extra);
+        assert_true(cubind_mock_matches("cuLaunchKernelEx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchKernelEx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_launch_cooperative_kernel(void **cubind_state)
@@ -5502,25 +7087,31 @@ static void test_cubind_driver_launch_cooperative_kernel(void **cubind_state)
     void **kernelParams = (void **)(uintptr_t)0x101070a0u;
     const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&f, sizeof f);
-    cubind_mock_expect_arg(&gridDimX, sizeof gridDimX);
-    cubind_mock_expect_arg(&gridDimY, sizeof gridDimY);
-    cubind_mock_expect_arg(&gridDimZ, sizeof gridDimZ);
-    cubind_mock_expect_arg(&blockDimX, sizeof blockDimX);
-    cubind_mock_expect_arg(&blockDimY, sizeof blockDimY);
-    cubind_mock_expect_arg(&blockDimZ, sizeof blockDimZ);
-    cubind_mock_expect_arg(&sharedMemBytes, sizeof sharedMemBytes);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&kernelParams, sizeof kernelParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_launch_cooperative_kernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-    assert_true(cubind_mock_matches("cuLaunchCooperativeKernel"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchCooperativeKernel", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&f, sizeof f);
+        cubind_mock_expect_arg(&gridDimX, sizeof gridDimX);
+        cubind_mock_expect_arg(&gridDimY, sizeof gridDimY);
+        cubind_mock_expect_arg(&gridDimZ, sizeof gridDimZ);
+        cubind_mock_expect_arg(&blockDimX, sizeof blockDimX);
+        cubind_mock_expect_arg(&blockDimY, sizeof blockDimY);
+        cubind_mock_expect_arg(&blockDimZ, sizeof blockDimZ);
+        cubind_mock_expect_arg(&sharedMemBytes, sizeof sharedMemBytes);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&kernelParams, sizeof kernelParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_launch_cooperative_kernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+        assert_true(cubind_mock_matches("cuLaunchCooperativeKernel"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchCooperativeKernel", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_launch_cooperative_kernel_multi_device(void **cubind_state)
@@ -5530,18 +7121,24 @@ static void test_cubind_driver_launch_cooperative_kernel_multi_device(void **cub
     unsigned int flags = (unsigned int)0x124202;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_ADDRESS_SPACE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&launchParamsList, sizeof launchParamsList);
-    cubind_mock_expect_arg(&numDevices, sizeof numDevices);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_launch_cooperative_kernel_multi_device(launchParamsList, numDevices, flags);
-    assert_true(cubind_mock_matches("cuLaunchCooperativeKernelMultiDevice"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchCooperativeKernelMultiDevice", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&launchParamsList, sizeof launchParamsList);
+        cubind_mock_expect_arg(&numDevices, sizeof numDevices);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_launch_cooperative_kernel_multi_device(launchParamsList, numDevices, flags);
+        assert_true(cubind_mock_matches("cuLaunchCooperativeKernelMultiDevice"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchCooperativeKernelMultiDevice", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_launch_host_func(void **cubind_state)
@@ -5551,18 +7148,24 @@ static void test_cubind_driver_launch_host_func(void **cubind_state)
     void *userData = (void *)(uintptr_t)0x10109030u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_PC;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&fn, sizeof fn);
-    cubind_mock_expect_arg(&userData, sizeof userData);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_launch_host_func(hStream, fn, userData);
-    assert_true(cubind_mock_matches("cuLaunchHostFunc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchHostFunc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&fn, sizeof fn);
+        cubind_mock_expect_arg(&userData, sizeof userData);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_launch_host_func(hStream, fn, userData);
+        assert_true(cubind_mock_matches("cuLaunchHostFunc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchHostFunc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_func_set_block_shape(void **cubind_state)
@@ -5573,19 +7176,25 @@ static void test_cubind_driver_func_set_block_shape(void **cubind_state)
     int z = (int)0x124283;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&z, sizeof z);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_func_set_block_shape(hfunc, x, y, z);
-    assert_true(cubind_mock_matches("cuFuncSetBlockShape"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetBlockShape", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&z, sizeof z);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_set_block_shape(hfunc, x, y, z);
+        assert_true(cubind_mock_matches("cuFuncSetBlockShape"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetBlockShape", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_func_set_shared_size(void **cubind_state)
@@ -5594,17 +7203,23 @@ static void test_cubind_driver_func_set_shared_size(void **cubind_state)
     unsigned int bytes = (unsigned int)0x1242c1;
     const CUresult cubind_expected = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_expect_arg(&bytes, sizeof bytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_func_set_shared_size(hfunc, bytes);
-    assert_true(cubind_mock_matches("cuFuncSetSharedSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetSharedSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_expect_arg(&bytes, sizeof bytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_set_shared_size(hfunc, bytes);
+        assert_true(cubind_mock_matches("cuFuncSetSharedSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetSharedSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_param_set_size(void **cubind_state)
@@ -5613,17 +7228,23 @@ static void test_cubind_driver_param_set_size(void **cubind_state)
     unsigned int numbytes = (unsigned int)0x124301;
     const CUresult cubind_expected = CUDA_ERROR_TENSOR_MEMORY_LEAK;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_expect_arg(&numbytes, sizeof numbytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_param_set_size(hfunc, numbytes);
-    assert_true(cubind_mock_matches("cuParamSetSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSetSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_expect_arg(&numbytes, sizeof numbytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_param_set_size(hfunc, numbytes);
+        assert_true(cubind_mock_matches("cuParamSetSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSetSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_param_seti(void **cubind_state)
@@ -5633,18 +7254,24 @@ static void test_cubind_driver_param_seti(void **cubind_state)
     unsigned int value = (unsigned int)0x124342;
     const CUresult cubind_expected = CUDA_ERROR_NOT_PERMITTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_param_seti(hfunc, offset, value);
-    assert_true(cubind_mock_matches("cuParamSeti"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSeti", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_param_seti(hfunc, offset, value);
+        assert_true(cubind_mock_matches("cuParamSeti"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSeti", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_param_setf(void **cubind_state)
@@ -5654,18 +7281,24 @@ static void test_cubind_driver_param_setf(void **cubind_state)
     float value = (float)2.5;
     const CUresult cubind_expected = CUDA_ERROR_NOT_SUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_param_setf(hfunc, offset, value);
-    assert_true(cubind_mock_matches("cuParamSetf"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSetf", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_param_setf(hfunc, offset, value);
+        assert_true(cubind_mock_matches("cuParamSetf"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSetf", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_param_setv(void **cubind_state)
@@ -5676,19 +7309,25 @@ static void test_cubind_driver_param_setv(void **cubind_state)
     unsigned int numbytes = (unsigned int)0x1243c3;
     const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_expect_arg(&numbytes, sizeof numbytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_param_setv(hfunc, offset, ptr, numbytes);
-    assert_true(cubind_mock_matches("cuParamSetv"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSetv", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_expect_arg(&numbytes, sizeof numbytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_param_setv(hfunc, offset, ptr, numbytes);
+        assert_true(cubind_mock_matches("cuParamSetv"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSetv", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_launch(void **cubind_state)
@@ -5696,16 +7335,22 @@ static void test_cubind_driver_launch(void **cubind_state)
     CUfunction f = (CUfunction)(uintptr_t)0x10110010u;
     const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&f, sizeof f);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_launch(f);
-    assert_true(cubind_mock_matches("cuLaunch"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunch", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&f, sizeof f);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_launch(f);
+        assert_true(cubind_mock_matches("cuLaunch"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunch", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_launch_grid(void **cubind_state)
@@ -5715,18 +7360,24 @@ static void test_cubind_driver_launch_grid(void **cubind_state)
     int grid_height = (int)0x124442;
     const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&f, sizeof f);
-    cubind_mock_expect_arg(&grid_width, sizeof grid_width);
-    cubind_mock_expect_arg(&grid_height, sizeof grid_height);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_launch_grid(f, grid_width, grid_height);
-    assert_true(cubind_mock_matches("cuLaunchGrid"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchGrid", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&f, sizeof f);
+        cubind_mock_expect_arg(&grid_width, sizeof grid_width);
+        cubind_mock_expect_arg(&grid_height, sizeof grid_height);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_launch_grid(f, grid_width, grid_height);
+        assert_true(cubind_mock_matches("cuLaunchGrid"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchGrid", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_launch_grid_async(void **cubind_state)
@@ -5737,19 +7388,25 @@ static void test_cubind_driver_launch_grid_async(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10112040u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&f, sizeof f);
-    cubind_mock_expect_arg(&grid_width, sizeof grid_width);
-    cubind_mock_expect_arg(&grid_height, sizeof grid_height);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_launch_grid_async(f, grid_width, grid_height, hStream);
-    assert_true(cubind_mock_matches("cuLaunchGridAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchGridAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&f, sizeof f);
+        cubind_mock_expect_arg(&grid_width, sizeof grid_width);
+        cubind_mock_expect_arg(&grid_height, sizeof grid_height);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_launch_grid_async(f, grid_width, grid_height, hStream);
+        assert_true(cubind_mock_matches("cuLaunchGridAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchGridAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_param_set_tex_ref(void **cubind_state)
@@ -5759,18 +7416,24 @@ static void test_cubind_driver_param_set_tex_ref(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10113030u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_expect_arg(&texunit, sizeof texunit);
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_param_set_tex_ref(hfunc, texunit, hTexRef);
-    assert_true(cubind_mock_matches("cuParamSetTexRef"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSetTexRef", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_expect_arg(&texunit, sizeof texunit);
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_param_set_tex_ref(hfunc, texunit, hTexRef);
+        assert_true(cubind_mock_matches("cuParamSetTexRef"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSetTexRef", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_func_set_shared_mem_config(void **cubind_state)
@@ -5779,17 +7442,23 @@ static void test_cubind_driver_func_set_shared_mem_config(void **cubind_state)
     CUsharedconfig config = (CUsharedconfig)65;
     const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hfunc, sizeof hfunc);
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_func_set_shared_mem_config(hfunc, config);
-    assert_true(cubind_mock_matches("cuFuncSetSharedMemConfig"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetSharedMemConfig", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hfunc, sizeof hfunc);
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_func_set_shared_mem_config(hfunc, config);
+        assert_true(cubind_mock_matches("cuFuncSetSharedMemConfig"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetSharedMemConfig", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_create(void **cubind_state)
@@ -5798,17 +7467,23 @@ static void test_cubind_driver_graph_create(void **cubind_state)
     unsigned int flags = (unsigned int)0x124541;
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraph, sizeof phGraph);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_create(phGraph, flags);
-    assert_true(cubind_mock_matches("cuGraphCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraph, sizeof phGraph);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_create(phGraph, flags);
+        assert_true(cubind_mock_matches("cuGraphCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
@@ -5820,20 +7495,26 @@ static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(uintptr_t)0x10116050u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_kernel_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphAddKernelNode_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddKernelNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_kernel_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphAddKernelNode_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddKernelNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
@@ -5842,17 +7523,23 @@ static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
     CUDA_KERNEL_NODE_PARAMS *nodeParams = (CUDA_KERNEL_NODE_PARAMS *)(uintptr_t)0x10117020u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_kernel_node_get_params(hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphKernelNodeGetParams_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_kernel_node_get_params(hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphKernelNodeGetParams_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_kernel_node_set_params(void **cubind_state)
@@ -5861,17 +7548,23 @@ static void test_cubind_driver_graph_kernel_node_set_params(void **cubind_state)
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(uintptr_t)0x10118020u;
     const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_kernel_node_set_params(hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphKernelNodeSetParams_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_kernel_node_set_params(hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphKernelNodeSetParams_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_memcpy_node(void **cubind_state)
@@ -5884,21 +7577,27 @@ static void test_cubind_driver_graph_add_memcpy_node(void **cubind_state)
     CUcontext ctx = (CUcontext)(uintptr_t)0x10119060u;
     const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&copyParams, sizeof copyParams);
-    cubind_mock_expect_arg(&ctx, sizeof ctx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_memcpy_node(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
-    assert_true(cubind_mock_matches("cuGraphAddMemcpyNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemcpyNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&copyParams, sizeof copyParams);
+        cubind_mock_expect_arg(&ctx, sizeof ctx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_memcpy_node(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+        assert_true(cubind_mock_matches("cuGraphAddMemcpyNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemcpyNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_memcpy_node_get_params(void **cubind_state)
@@ -5907,17 +7606,23 @@ static void test_cubind_driver_graph_memcpy_node_get_params(void **cubind_state)
     CUDA_MEMCPY3D *nodeParams = (CUDA_MEMCPY3D *)(uintptr_t)0x1011a020u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_memcpy_node_get_params(hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphMemcpyNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemcpyNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_memcpy_node_get_params(hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphMemcpyNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemcpyNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_memcpy_node_set_params(void **cubind_state)
@@ -5926,17 +7631,23 @@ static void test_cubind_driver_graph_memcpy_node_set_params(void **cubind_state)
     const CUDA_MEMCPY3D *nodeParams = (const CUDA_MEMCPY3D *)(uintptr_t)0x1011b020u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_memcpy_node_set_params(hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphMemcpyNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemcpyNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_memcpy_node_set_params(hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphMemcpyNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemcpyNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_memset_node(void **cubind_state)
@@ -5949,21 +7660,27 @@ static void test_cubind_driver_graph_add_memset_node(void **cubind_state)
     CUcontext ctx = (CUcontext)(uintptr_t)0x1011c060u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&memsetParams, sizeof memsetParams);
-    cubind_mock_expect_arg(&ctx, sizeof ctx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_memset_node(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
-    assert_true(cubind_mock_matches("cuGraphAddMemsetNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemsetNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&memsetParams, sizeof memsetParams);
+        cubind_mock_expect_arg(&ctx, sizeof ctx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_memset_node(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
+        assert_true(cubind_mock_matches("cuGraphAddMemsetNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemsetNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_memset_node_get_params(void **cubind_state)
@@ -5972,17 +7689,23 @@ static void test_cubind_driver_graph_memset_node_get_params(void **cubind_state)
     CUDA_MEMSET_NODE_PARAMS *nodeParams = (CUDA_MEMSET_NODE_PARAMS *)(uintptr_t)0x1011d020u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_memset_node_get_params(hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphMemsetNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemsetNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_memset_node_get_params(hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphMemsetNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemsetNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_memset_node_set_params(void **cubind_state)
@@ -5991,17 +7714,23 @@ static void test_cubind_driver_graph_memset_node_set_params(void **cubind_state)
     const CUDA_MEMSET_NODE_PARAMS *nodeParams = (const CUDA_MEMSET_NODE_PARAMS *)(uintptr_t)0x1011e020u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_memset_node_set_params(hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphMemsetNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemsetNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_memset_node_set_params(hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphMemsetNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemsetNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_host_node(void **cubind_state)
@@ -6013,20 +7742,26 @@ static void test_cubind_driver_graph_add_host_node(void **cubind_state)
     const CUDA_HOST_NODE_PARAMS *nodeParams = (const CUDA_HOST_NODE_PARAMS *)(uintptr_t)0x1011f050u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_host_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphAddHostNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddHostNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_host_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphAddHostNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddHostNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_host_node_get_params(void **cubind_state)
@@ -6035,17 +7770,23 @@ static void test_cubind_driver_graph_host_node_get_params(void **cubind_state)
     CUDA_HOST_NODE_PARAMS *nodeParams = (CUDA_HOST_NODE_PARAMS *)(uintptr_t)0x10120020u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_host_node_get_params(hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphHostNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphHostNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_host_node_get_params(hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphHostNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphHostNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_host_node_set_params(void **cubind_state)
@@ -6054,17 +7795,23 @@ static void test_cubind_driver_graph_host_node_set_params(void **cubind_state)
     const CUDA_HOST_NODE_PARAMS *nodeParams = (const CUDA_HOST_NODE_PARAMS *)(uintptr_t)0x10121020u;
     const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_host_node_set_params(hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphHostNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphHostNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_host_node_set_params(hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphHostNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphHostNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_child_graph_node(void **cubind_state)
@@ -6076,20 +7823,26 @@ static void test_cubind_driver_graph_add_child_graph_node(void **cubind_state)
     CUgraph childGraph = (CUgraph)(uintptr_t)0x10122050u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&childGraph, sizeof childGraph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_child_graph_node(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
-    assert_true(cubind_mock_matches("cuGraphAddChildGraphNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddChildGraphNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&childGraph, sizeof childGraph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_child_graph_node(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+        assert_true(cubind_mock_matches("cuGraphAddChildGraphNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddChildGraphNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_child_graph_node_get_graph(void **cubind_state)
@@ -6098,17 +7851,23 @@ static void test_cubind_driver_graph_child_graph_node_get_graph(void **cubind_st
     CUgraph *phGraph = (CUgraph *)(uintptr_t)0x10123020u;
     const CUresult cubind_expected = CUDA_ERROR_TIMEOUT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&phGraph, sizeof phGraph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_child_graph_node_get_graph(hNode, phGraph);
-    assert_true(cubind_mock_matches("cuGraphChildGraphNodeGetGraph"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphChildGraphNodeGetGraph", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&phGraph, sizeof phGraph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_child_graph_node_get_graph(hNode, phGraph);
+        assert_true(cubind_mock_matches("cuGraphChildGraphNodeGetGraph"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphChildGraphNodeGetGraph", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_empty_node(void **cubind_state)
@@ -6119,19 +7878,25 @@ static void test_cubind_driver_graph_add_empty_node(void **cubind_state)
     size_t numDependencies = (size_t)0x123400012403LL;
     const CUresult cubind_expected = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_empty_node(phGraphNode, hGraph, dependencies, numDependencies);
-    assert_true(cubind_mock_matches("cuGraphAddEmptyNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddEmptyNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_empty_node(phGraphNode, hGraph, dependencies, numDependencies);
+        assert_true(cubind_mock_matches("cuGraphAddEmptyNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddEmptyNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_event_record_node(void **cubind_state)
@@ -6143,20 +7908,26 @@ static void test_cubind_driver_graph_add_event_record_node(void **cubind_state)
     CUevent event = (CUevent)(uintptr_t)0x10125050u;
     const CUresult cubind_expected = CUDA_ERROR_EXTERNAL_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_event_record_node(phGraphNode, hGraph, dependencies, numDependencies, event);
-    assert_true(cubind_mock_matches("cuGraphAddEventRecordNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddEventRecordNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_event_record_node(phGraphNode, hGraph, dependencies, numDependencies, event);
+        assert_true(cubind_mock_matches("cuGraphAddEventRecordNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddEventRecordNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_event_record_node_get_event(void **cubind_state)
@@ -6165,17 +7936,23 @@ static void test_cubind_driver_graph_event_record_node_get_event(void **cubind_s
     CUevent *event_out = (CUevent *)(uintptr_t)0x10126020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_CLUSTER_SIZE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&event_out, sizeof event_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_event_record_node_get_event(hNode, event_out);
-    assert_true(cubind_mock_matches("cuGraphEventRecordNodeGetEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphEventRecordNodeGetEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&event_out, sizeof event_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_event_record_node_get_event(hNode, event_out);
+        assert_true(cubind_mock_matches("cuGraphEventRecordNodeGetEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphEventRecordNodeGetEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_event_record_node_set_event(void **cubind_state)
@@ -6184,17 +7961,23 @@ static void test_cubind_driver_graph_event_record_node_set_event(void **cubind_s
     CUevent event = (CUevent)(uintptr_t)0x10127020u;
     const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_event_record_node_set_event(hNode, event);
-    assert_true(cubind_mock_matches("cuGraphEventRecordNodeSetEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphEventRecordNodeSetEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_event_record_node_set_event(hNode, event);
+        assert_true(cubind_mock_matches("cuGraphEventRecordNodeSetEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphEventRecordNodeSetEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_event_wait_node(void **cubind_state)
@@ -6206,20 +7989,26 @@ static void test_cubind_driver_graph_add_event_wait_node(void **cubind_state)
     CUevent event = (CUevent)(uintptr_t)0x10128050u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_event_wait_node(phGraphNode, hGraph, dependencies, numDependencies, event);
-    assert_true(cubind_mock_matches("cuGraphAddEventWaitNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddEventWaitNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_event_wait_node(phGraphNode, hGraph, dependencies, numDependencies, event);
+        assert_true(cubind_mock_matches("cuGraphAddEventWaitNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddEventWaitNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_event_wait_node_get_event(void **cubind_state)
@@ -6228,17 +8017,23 @@ static void test_cubind_driver_graph_event_wait_node_get_event(void **cubind_sta
     CUevent *event_out = (CUevent *)(uintptr_t)0x10129020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&event_out, sizeof event_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_event_wait_node_get_event(hNode, event_out);
-    assert_true(cubind_mock_matches("cuGraphEventWaitNodeGetEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphEventWaitNodeGetEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&event_out, sizeof event_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_event_wait_node_get_event(hNode, event_out);
+        assert_true(cubind_mock_matches("cuGraphEventWaitNodeGetEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphEventWaitNodeGetEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_event_wait_node_set_event(void **cubind_state)
@@ -6247,17 +8042,23 @@ static void test_cubind_driver_graph_event_wait_node_set_event(void **cubind_sta
     CUevent event = (CUevent)(uintptr_t)0x1012a020u;
     const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_event_wait_node_set_event(hNode, event);
-    assert_true(cubind_mock_matches("cuGraphEventWaitNodeSetEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphEventWaitNodeSetEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_event_wait_node_set_event(hNode, event);
+        assert_true(cubind_mock_matches("cuGraphEventWaitNodeSetEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphEventWaitNodeSetEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_external_semaphores_signal_node(void **cubind_state)
@@ -6269,20 +8070,26 @@ static void test_cubind_driver_graph_add_external_semaphores_signal_node(void **
     const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams = (const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *)(uintptr_t)0x1012b050u;
     const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_external_semaphores_signal_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphAddExternalSemaphoresSignalNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddExternalSemaphoresSignalNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_external_semaphores_signal_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphAddExternalSemaphoresSignalNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddExternalSemaphoresSignalNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_external_semaphores_signal_node_get_params(void **cubind_state)
@@ -6291,17 +8098,23 @@ static void test_cubind_driver_graph_external_semaphores_signal_node_get_params(
     CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out = (CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *)(uintptr_t)0x1012c020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&params_out, sizeof params_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_external_semaphores_signal_node_get_params(hNode, params_out);
-    assert_true(cubind_mock_matches("cuGraphExternalSemaphoresSignalNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExternalSemaphoresSignalNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&params_out, sizeof params_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_external_semaphores_signal_node_get_params(hNode, params_out);
+        assert_true(cubind_mock_matches("cuGraphExternalSemaphoresSignalNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExternalSemaphoresSignalNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_external_semaphores_signal_node_set_params(void **cubind_state)
@@ -6310,17 +8123,23 @@ static void test_cubind_driver_graph_external_semaphores_signal_node_set_params(
     const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams = (const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *)(uintptr_t)0x1012d020u;
     const CUresult cubind_expected = CUDA_ERROR_OUT_OF_MEMORY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_external_semaphores_signal_node_set_params(hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphExternalSemaphoresSignalNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExternalSemaphoresSignalNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_external_semaphores_signal_node_set_params(hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphExternalSemaphoresSignalNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExternalSemaphoresSignalNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_external_semaphores_wait_node(void **cubind_state)
@@ -6332,20 +8151,26 @@ static void test_cubind_driver_graph_add_external_semaphores_wait_node(void **cu
     const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams = (const CUDA_EXT_SEM_WAIT_NODE_PARAMS *)(uintptr_t)0x1012e050u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_external_semaphores_wait_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphAddExternalSemaphoresWaitNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddExternalSemaphoresWaitNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_external_semaphores_wait_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphAddExternalSemaphoresWaitNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddExternalSemaphoresWaitNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_external_semaphores_wait_node_get_params(void **cubind_state)
@@ -6354,17 +8179,23 @@ static void test_cubind_driver_graph_external_semaphores_wait_node_get_params(vo
     CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out = (CUDA_EXT_SEM_WAIT_NODE_PARAMS *)(uintptr_t)0x1012f020u;
     const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&params_out, sizeof params_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_external_semaphores_wait_node_get_params(hNode, params_out);
-    assert_true(cubind_mock_matches("cuGraphExternalSemaphoresWaitNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExternalSemaphoresWaitNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&params_out, sizeof params_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_external_semaphores_wait_node_get_params(hNode, params_out);
+        assert_true(cubind_mock_matches("cuGraphExternalSemaphoresWaitNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExternalSemaphoresWaitNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_external_semaphores_wait_node_set_params(void **cubind_state)
@@ -6373,17 +8204,23 @@ static void test_cubind_driver_graph_external_semaphores_wait_node_set_params(vo
     const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams = (const CUDA_EXT_SEM_WAIT_NODE_PARAMS *)(uintptr_t)0x10130020u;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_external_semaphores_wait_node_set_params(hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphExternalSemaphoresWaitNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExternalSemaphoresWaitNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_external_semaphores_wait_node_set_params(hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphExternalSemaphoresWaitNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExternalSemaphoresWaitNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
@@ -6395,20 +8232,26 @@ static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
     const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams = (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)(uintptr_t)0x10131050u;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_batch_mem_op_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphAddBatchMemOpNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddBatchMemOpNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_batch_mem_op_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphAddBatchMemOpNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddBatchMemOpNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_state)
@@ -6417,17 +8260,23 @@ static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_
     CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out = (CUDA_BATCH_MEM_OP_NODE_PARAMS *)(uintptr_t)0x10132020u;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams_out, sizeof nodeParams_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_batch_mem_op_node_get_params(hNode, nodeParams_out);
-    assert_true(cubind_mock_matches("cuGraphBatchMemOpNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphBatchMemOpNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams_out, sizeof nodeParams_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_batch_mem_op_node_get_params(hNode, nodeParams_out);
+        assert_true(cubind_mock_matches("cuGraphBatchMemOpNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphBatchMemOpNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_batch_mem_op_node_set_params(void **cubind_state)
@@ -6436,17 +8285,23 @@ static void test_cubind_driver_graph_batch_mem_op_node_set_params(void **cubind_
     const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams = (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)(uintptr_t)0x10133020u;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_batch_mem_op_node_set_params(hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphBatchMemOpNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphBatchMemOpNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_batch_mem_op_node_set_params(hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphBatchMemOpNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphBatchMemOpNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cubind_state)
@@ -6456,18 +8311,24 @@ static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cu
     const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams = (const CUDA_BATCH_MEM_OP_NODE_PARAMS *)(uintptr_t)0x10134030u;
     const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_exec_batch_mem_op_node_set_params(hGraphExec, hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphExecBatchMemOpNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecBatchMemOpNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_batch_mem_op_node_set_params(hGraphExec, hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphExecBatchMemOpNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecBatchMemOpNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
@@ -6479,20 +8340,26 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
     CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams = (CUDA_MEM_ALLOC_NODE_PARAMS *)(uintptr_t)0x10135050u;
     const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_mem_alloc_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphAddMemAllocNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemAllocNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_mem_alloc_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphAddMemAllocNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemAllocNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_mem_alloc_node_get_params(void **cubind_state)
@@ -6501,17 +8368,23 @@ static void test_cubind_driver_graph_mem_alloc_node_get_params(void **cubind_sta
     CUDA_MEM_ALLOC_NODE_PARAMS *params_out = (CUDA_MEM_ALLOC_NODE_PARAMS *)(uintptr_t)0x10136020u;
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&params_out, sizeof params_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_mem_alloc_node_get_params(hNode, params_out);
-    assert_true(cubind_mock_matches("cuGraphMemAllocNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemAllocNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&params_out, sizeof params_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_mem_alloc_node_get_params(hNode, params_out);
+        assert_true(cubind_mock_matches("cuGraphMemAllocNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemAllocNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_mem_free_node(void **cubind_state)
@@ -6523,20 +8396,26 @@ static void test_cubind_driver_graph_add_mem_free_node(void **cubind_state)
     CUdeviceptr dptr = (CUdeviceptr)0x123400013704LL;
     const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_mem_free_node(phGraphNode, hGraph, dependencies, numDependencies, dptr);
-    assert_true(cubind_mock_matches("cuGraphAddMemFreeNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemFreeNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_mem_free_node(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+        assert_true(cubind_mock_matches("cuGraphAddMemFreeNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemFreeNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_mem_free_node_get_params(void **cubind_state)
@@ -6545,17 +8424,23 @@ static void test_cubind_driver_graph_mem_free_node_get_params(void **cubind_stat
     CUdeviceptr *dptr_out = (CUdeviceptr *)(uintptr_t)0x10138020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&dptr_out, sizeof dptr_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_mem_free_node_get_params(hNode, dptr_out);
-    assert_true(cubind_mock_matches("cuGraphMemFreeNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemFreeNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&dptr_out, sizeof dptr_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_mem_free_node_get_params(hNode, dptr_out);
+        assert_true(cubind_mock_matches("cuGraphMemFreeNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemFreeNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_graph_mem_trim(void **cubind_state)
@@ -6563,16 +8448,22 @@ static void test_cubind_driver_device_graph_mem_trim(void **cubind_state)
     CUdevice device = (CUdevice)0x124e40;
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_graph_mem_trim(device);
-    assert_true(cubind_mock_matches("cuDeviceGraphMemTrim"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGraphMemTrim", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_graph_mem_trim(device);
+        assert_true(cubind_mock_matches("cuDeviceGraphMemTrim"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGraphMemTrim", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_graph_mem_attribute(void **cubind_state)
@@ -6582,18 +8473,24 @@ static void test_cubind_driver_device_get_graph_mem_attribute(void **cubind_stat
     void *value = (void *)(uintptr_t)0x1013a030u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_graph_mem_attribute(device, attr, value);
-    assert_true(cubind_mock_matches("cuDeviceGetGraphMemAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetGraphMemAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_graph_mem_attribute(device, attr, value);
+        assert_true(cubind_mock_matches("cuDeviceGetGraphMemAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetGraphMemAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_set_graph_mem_attribute(void **cubind_state)
@@ -6603,18 +8500,24 @@ static void test_cubind_driver_device_set_graph_mem_attribute(void **cubind_stat
     void *value = (void *)(uintptr_t)0x1013b030u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_set_graph_mem_attribute(device, attr, value);
-    assert_true(cubind_mock_matches("cuDeviceSetGraphMemAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceSetGraphMemAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_set_graph_mem_attribute(device, attr, value);
+        assert_true(cubind_mock_matches("cuDeviceSetGraphMemAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceSetGraphMemAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_clone(void **cubind_state)
@@ -6623,17 +8526,23 @@ static void test_cubind_driver_graph_clone(void **cubind_state)
     CUgraph originalGraph = (CUgraph)(uintptr_t)0x1013c020u;
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphClone, sizeof phGraphClone);
-    cubind_mock_expect_arg(&originalGraph, sizeof originalGraph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_clone(phGraphClone, originalGraph);
-    assert_true(cubind_mock_matches("cuGraphClone"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphClone", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphClone, sizeof phGraphClone);
+        cubind_mock_expect_arg(&originalGraph, sizeof originalGraph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_clone(phGraphClone, originalGraph);
+        assert_true(cubind_mock_matches("cuGraphClone"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphClone", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_node_find_in_clone(void **cubind_state)
@@ -6643,18 +8552,24 @@ static void test_cubind_driver_graph_node_find_in_clone(void **cubind_state)
     CUgraph hClonedGraph = (CUgraph)(uintptr_t)0x1013d030u;
     const CUresult cubind_expected = CUDA_ERROR_MAP_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phNode, sizeof phNode);
-    cubind_mock_expect_arg(&hOriginalNode, sizeof hOriginalNode);
-    cubind_mock_expect_arg(&hClonedGraph, sizeof hClonedGraph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_node_find_in_clone(phNode, hOriginalNode, hClonedGraph);
-    assert_true(cubind_mock_matches("cuGraphNodeFindInClone"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeFindInClone", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phNode, sizeof phNode);
+        cubind_mock_expect_arg(&hOriginalNode, sizeof hOriginalNode);
+        cubind_mock_expect_arg(&hClonedGraph, sizeof hClonedGraph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_node_find_in_clone(phNode, hOriginalNode, hClonedGraph);
+        assert_true(cubind_mock_matches("cuGraphNodeFindInClone"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeFindInClone", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_node_get_type(void **cubind_state)
@@ -6663,17 +8578,23 @@ static void test_cubind_driver_graph_node_get_type(void **cubind_state)
     CUgraphNodeType *type = (CUgraphNodeType *)(uintptr_t)0x1013e020u;
     const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_node_get_type(hNode, type);
-    assert_true(cubind_mock_matches("cuGraphNodeGetType"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetType", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_node_get_type(hNode, type);
+        assert_true(cubind_mock_matches("cuGraphNodeGetType"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetType", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_get_nodes(void **cubind_state)
@@ -6683,18 +8604,24 @@ static void test_cubind_driver_graph_get_nodes(void **cubind_state)
     size_t *numNodes = (size_t *)(uintptr_t)0x1013f030u;
     const CUresult cubind_expected = CUDA_ERROR_ARRAY_IS_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&nodes, sizeof nodes);
-    cubind_mock_expect_arg(&numNodes, sizeof numNodes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_get_nodes(hGraph, nodes, numNodes);
-    assert_true(cubind_mock_matches("cuGraphGetNodes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphGetNodes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&nodes, sizeof nodes);
+        cubind_mock_expect_arg(&numNodes, sizeof numNodes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_get_nodes(hGraph, nodes, numNodes);
+        assert_true(cubind_mock_matches("cuGraphGetNodes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphGetNodes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_get_root_nodes(void **cubind_state)
@@ -6704,18 +8631,24 @@ static void test_cubind_driver_graph_get_root_nodes(void **cubind_state)
     size_t *numRootNodes = (size_t *)(uintptr_t)0x10140030u;
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&rootNodes, sizeof rootNodes);
-    cubind_mock_expect_arg(&numRootNodes, sizeof numRootNodes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_get_root_nodes(hGraph, rootNodes, numRootNodes);
-    assert_true(cubind_mock_matches("cuGraphGetRootNodes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphGetRootNodes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&rootNodes, sizeof rootNodes);
+        cubind_mock_expect_arg(&numRootNodes, sizeof numRootNodes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_get_root_nodes(hGraph, rootNodes, numRootNodes);
+        assert_true(cubind_mock_matches("cuGraphGetRootNodes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphGetRootNodes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_get_edges(void **cubind_state)
@@ -6727,20 +8660,26 @@ static void test_cubind_driver_graph_get_edges(void **cubind_state)
     size_t *numEdges = (size_t *)(uintptr_t)0x10141050u;
     const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&from, sizeof from);
-    cubind_mock_expect_arg(&to, sizeof to);
-    cubind_mock_expect_arg(&edgeData, sizeof edgeData);
-    cubind_mock_expect_arg(&numEdges, sizeof numEdges);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_get_edges(hGraph, from, to, edgeData, numEdges);
-    assert_true(cubind_mock_matches("cuGraphGetEdges_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphGetEdges", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&from, sizeof from);
+        cubind_mock_expect_arg(&to, sizeof to);
+        cubind_mock_expect_arg(&edgeData, sizeof edgeData);
+        cubind_mock_expect_arg(&numEdges, sizeof numEdges);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_get_edges(hGraph, from, to, edgeData, numEdges);
+        assert_true(cubind_mock_matches("cuGraphGetEdges_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphGetEdges", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
@@ -6751,19 +8690,25 @@ static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
     size_t *numDependencies = (size_t *)(uintptr_t)0x10142040u;
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&edgeData, sizeof edgeData);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_node_get_dependencies(hNode, dependencies, edgeData, numDependencies);
-    assert_true(cubind_mock_matches("cuGraphNodeGetDependencies_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetDependencies", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&edgeData, sizeof edgeData);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_node_get_dependencies(hNode, dependencies, edgeData, numDependencies);
+        assert_true(cubind_mock_matches("cuGraphNodeGetDependencies_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetDependencies", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_state)
@@ -6774,19 +8719,25 @@ static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_stat
     size_t *numDependentNodes = (size_t *)(uintptr_t)0x10143040u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&dependentNodes, sizeof dependentNodes);
-    cubind_mock_expect_arg(&edgeData, sizeof edgeData);
-    cubind_mock_expect_arg(&numDependentNodes, sizeof numDependentNodes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_node_get_dependent_nodes(hNode, dependentNodes, edgeData, numDependentNodes);
-    assert_true(cubind_mock_matches("cuGraphNodeGetDependentNodes_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetDependentNodes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&dependentNodes, sizeof dependentNodes);
+        cubind_mock_expect_arg(&edgeData, sizeof edgeData);
+        cubind_mock_expect_arg(&numDependentNodes, sizeof numDependentNodes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_node_get_dependent_nodes(hNode, dependentNodes, edgeData, numDependentNodes);
+        assert_true(cubind_mock_matches("cuGraphNodeGetDependentNodes_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetDependentNodes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_dependencies(void **cubind_state)
@@ -6798,20 +8749,26 @@ static void test_cubind_driver_graph_add_dependencies(void **cubind_state)
     size_t numDependencies = (size_t)0x123400014404LL;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&from, sizeof from);
-    cubind_mock_expect_arg(&to, sizeof to);
-    cubind_mock_expect_arg(&edgeData, sizeof edgeData);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_dependencies(hGraph, from, to, edgeData, numDependencies);
-    assert_true(cubind_mock_matches("cuGraphAddDependencies_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddDependencies", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&from, sizeof from);
+        cubind_mock_expect_arg(&to, sizeof to);
+        cubind_mock_expect_arg(&edgeData, sizeof edgeData);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_dependencies(hGraph, from, to, edgeData, numDependencies);
+        assert_true(cubind_mock_matches("cuGraphAddDependencies_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddDependencies", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_remove_dependencies(void **cubind_state)
@@ -6823,20 +8780,26 @@ static void test_cubind_driver_graph_remove_dependencies(void **cubind_state)
     size_t numDependencies = (size_t)0x123400014504LL;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&from, sizeof from);
-    cubind_mock_expect_arg(&to, sizeof to);
-    cubind_mock_expect_arg(&edgeData, sizeof edgeData);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_remove_dependencies(hGraph, from, to, edgeData, numDependencies);
-    assert_true(cubind_mock_matches("cuGraphRemoveDependencies_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphRemoveDependencies", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&from, sizeof from);
+        cubind_mock_expect_arg(&to, sizeof to);
+        cubind_mock_expect_arg(&edgeData, sizeof edgeData);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_remove_dependencies(hGraph, from, to, edgeData, numDependencies);
+        assert_true(cubind_mock_matches("cuGraphRemoveDependencies_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphRemoveDependencies", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_destroy_node(void **cubind_state)
@@ -6844,16 +8807,22 @@ static void test_cubind_driver_graph_destroy_node(void **cubind_state)
     CUgraphNode hNode = (CUgraphNode)(uintptr_t)0x10146010u;
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_destroy_node(hNode);
-    assert_true(cubind_mock_matches("cuGraphDestroyNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphDestroyNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_destroy_node(hNode);
+        assert_true(cubind_mock_matches("cuGraphDestroyNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphDestroyNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_instantiate(void **cubind_state)
@@ -6863,18 +8832,24 @@ static void test_cubind_driver_graph_instantiate(void **cubind_state)
     unsigned long long flags = (unsigned long long)0x123400014702LL;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphExec, sizeof phGraphExec);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_instantiate(phGraphExec, hGraph, flags);
-    assert_true(cubind_mock_matches("cuGraphInstantiateWithFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphInstantiate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphExec, sizeof phGraphExec);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_instantiate(phGraphExec, hGraph, flags);
+        assert_true(cubind_mock_matches("cuGraphInstantiateWithFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphInstantiate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state)
@@ -6884,18 +8859,24 @@ static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state
     CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams = (CUDA_GRAPH_INSTANTIATE_PARAMS *)(uintptr_t)0x10148030u;
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphExec, sizeof phGraphExec);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&instantiateParams, sizeof instantiateParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_instantiate_with_params(phGraphExec, hGraph, instantiateParams);
-    assert_true(cubind_mock_matches("cuGraphInstantiateWithParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphInstantiateWithParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphExec, sizeof phGraphExec);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&instantiateParams, sizeof instantiateParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_instantiate_with_params(phGraphExec, hGraph, instantiateParams);
+        assert_true(cubind_mock_matches("cuGraphInstantiateWithParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphInstantiateWithParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
@@ -6904,17 +8885,23 @@ static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
     cuuint64_t *flags = (cuuint64_t *)(uintptr_t)0x10149020u;
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_exec_get_flags(hGraphExec, flags);
-    assert_true(cubind_mock_matches("cuGraphExecGetFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecGetFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_get_flags(hGraphExec, flags);
+        assert_true(cubind_mock_matches("cuGraphExecGetFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecGetFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_exec_kernel_node_set_params(void **cubind_state)
@@ -6924,18 +8911,24 @@ static void test_cubind_driver_graph_exec_kernel_node_set_params(void **cubind_s
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(uintptr_t)0x1014a030u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_exec_kernel_node_set_params(hGraphExec, hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphExecKernelNodeSetParams_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecKernelNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_kernel_node_set_params(hGraphExec, hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphExecKernelNodeSetParams_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecKernelNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_exec_memcpy_node_set_params(void **cubind_state)
@@ -6946,19 +8939,25 @@ static void test_cubind_driver_graph_exec_memcpy_node_set_params(void **cubind_s
     CUcontext ctx = (CUcontext)(uintptr_t)0x1014b040u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&copyParams, sizeof copyParams);
-    cubind_mock_expect_arg(&ctx, sizeof ctx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_exec_memcpy_node_set_params(hGraphExec, hNode, copyParams, ctx);
-    assert_true(cubind_mock_matches("cuGraphExecMemcpyNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecMemcpyNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&copyParams, sizeof copyParams);
+        cubind_mock_expect_arg(&ctx, sizeof ctx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_memcpy_node_set_params(hGraphExec, hNode, copyParams, ctx);
+        assert_true(cubind_mock_matches("cuGraphExecMemcpyNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecMemcpyNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_exec_memset_node_set_params(void **cubind_state)
@@ -6969,19 +8968,25 @@ static void test_cubind_driver_graph_exec_memset_node_set_params(void **cubind_s
     CUcontext ctx = (CUcontext)(uintptr_t)0x1014c040u;
     const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&memsetParams, sizeof memsetParams);
-    cubind_mock_expect_arg(&ctx, sizeof ctx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_exec_memset_node_set_params(hGraphExec, hNode, memsetParams, ctx);
-    assert_true(cubind_mock_matches("cuGraphExecMemsetNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecMemsetNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&memsetParams, sizeof memsetParams);
+        cubind_mock_expect_arg(&ctx, sizeof ctx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_memset_node_set_params(hGraphExec, hNode, memsetParams, ctx);
+        assert_true(cubind_mock_matches("cuGraphExecMemsetNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecMemsetNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_exec_host_node_set_params(void **cubind_state)
@@ -6991,18 +8996,24 @@ static void test_cubind_driver_graph_exec_host_node_set_params(void **cubind_sta
     const CUDA_HOST_NODE_PARAMS *nodeParams = (const CUDA_HOST_NODE_PARAMS *)(uintptr_t)0x1014d030u;
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_exec_host_node_set_params(hGraphExec, hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphExecHostNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecHostNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_host_node_set_params(hGraphExec, hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphExecHostNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecHostNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_exec_child_graph_node_set_params(void **cubind_state)
@@ -7012,18 +9023,24 @@ static void test_cubind_driver_graph_exec_child_graph_node_set_params(void **cub
     CUgraph childGraph = (CUgraph)(uintptr_t)0x1014e030u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&childGraph, sizeof childGraph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_exec_child_graph_node_set_params(hGraphExec, hNode, childGraph);
-    assert_true(cubind_mock_matches("cuGraphExecChildGraphNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecChildGraphNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&childGraph, sizeof childGraph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_child_graph_node_set_params(hGraphExec, hNode, childGraph);
+        assert_true(cubind_mock_matches("cuGraphExecChildGraphNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecChildGraphNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_exec_event_record_node_set_event(void **cubind_state)
@@ -7033,18 +9050,24 @@ static void test_cubind_driver_graph_exec_event_record_node_set_event(void **cub
     CUevent event = (CUevent)(uintptr_t)0x1014f030u;
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_exec_event_record_node_set_event(hGraphExec, hNode, event);
-    assert_true(cubind_mock_matches("cuGraphExecEventRecordNodeSetEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecEventRecordNodeSetEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_event_record_node_set_event(hGraphExec, hNode, event);
+        assert_true(cubind_mock_matches("cuGraphExecEventRecordNodeSetEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecEventRecordNodeSetEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_exec_event_wait_node_set_event(void **cubind_state)
@@ -7054,18 +9077,24 @@ static void test_cubind_driver_graph_exec_event_wait_node_set_event(void **cubin
     CUevent event = (CUevent)(uintptr_t)0x10150030u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_exec_event_wait_node_set_event(hGraphExec, hNode, event);
-    assert_true(cubind_mock_matches("cuGraphExecEventWaitNodeSetEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecEventWaitNodeSetEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_event_wait_node_set_event(hGraphExec, hNode, event);
+        assert_true(cubind_mock_matches("cuGraphExecEventWaitNodeSetEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecEventWaitNodeSetEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_exec_external_semaphores_signal_node_set_params(void **cubind_state)
@@ -7075,18 +9104,24 @@ static void test_cubind_driver_graph_exec_external_semaphores_signal_node_set_pa
     const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams = (const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *)(uintptr_t)0x10151030u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_exec_external_semaphores_signal_node_set_params(hGraphExec, hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphExecExternalSemaphoresSignalNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecExternalSemaphoresSignalNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_external_semaphores_signal_node_set_params(hGraphExec, hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphExecExternalSemaphoresSignalNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecExternalSemaphoresSignalNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_exec_external_semaphores_wait_node_set_params(void **cubind_state)
@@ -7096,18 +9131,24 @@ static void test_cubind_driver_graph_exec_external_semaphores_wait_node_set_para
     const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams = (const CUDA_EXT_SEM_WAIT_NODE_PARAMS *)(uintptr_t)0x10152030u;
     const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_exec_external_semaphores_wait_node_set_params(hGraphExec, hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphExecExternalSemaphoresWaitNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecExternalSemaphoresWaitNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_external_semaphores_wait_node_set_params(hGraphExec, hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphExecExternalSemaphoresWaitNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecExternalSemaphoresWaitNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_node_set_enabled(void **cubind_state)
@@ -7117,18 +9158,24 @@ static void test_cubind_driver_graph_node_set_enabled(void **cubind_state)
     unsigned int isEnabled = (unsigned int)0x1254c2;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&isEnabled, sizeof isEnabled);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_node_set_enabled(hGraphExec, hNode, isEnabled);
-    assert_true(cubind_mock_matches("cuGraphNodeSetEnabled"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeSetEnabled", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&isEnabled, sizeof isEnabled);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_node_set_enabled(hGraphExec, hNode, isEnabled);
+        assert_true(cubind_mock_matches("cuGraphNodeSetEnabled"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeSetEnabled", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_node_get_enabled(void **cubind_state)
@@ -7138,18 +9185,24 @@ static void test_cubind_driver_graph_node_get_enabled(void **cubind_state)
     unsigned int *isEnabled = (unsigned int *)(uintptr_t)0x10154030u;
     const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&isEnabled, sizeof isEnabled);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_node_get_enabled(hGraphExec, hNode, isEnabled);
-    assert_true(cubind_mock_matches("cuGraphNodeGetEnabled"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetEnabled", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&isEnabled, sizeof isEnabled);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_node_get_enabled(hGraphExec, hNode, isEnabled);
+        assert_true(cubind_mock_matches("cuGraphNodeGetEnabled"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetEnabled", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_upload(void **cubind_state)
@@ -7158,17 +9211,23 @@ static void test_cubind_driver_graph_upload(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10155020u;
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_upload(hGraphExec, hStream);
-    assert_true(cubind_mock_matches("cuGraphUpload"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphUpload", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_upload(hGraphExec, hStream);
+        assert_true(cubind_mock_matches("cuGraphUpload"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphUpload", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_launch(void **cubind_state)
@@ -7177,17 +9236,23 @@ static void test_cubind_driver_graph_launch(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x10156020u;
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_launch(hGraphExec, hStream);
-    assert_true(cubind_mock_matches("cuGraphLaunch"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphLaunch", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_launch(hGraphExec, hStream);
+        assert_true(cubind_mock_matches("cuGraphLaunch"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphLaunch", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_exec_destroy(void **cubind_state)
@@ -7195,16 +9260,22 @@ static void test_cubind_driver_graph_exec_destroy(void **cubind_state)
     CUgraphExec hGraphExec = (CUgraphExec)(uintptr_t)0x10157010u;
     const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_exec_destroy(hGraphExec);
-    assert_true(cubind_mock_matches("cuGraphExecDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_destroy(hGraphExec);
+        assert_true(cubind_mock_matches("cuGraphExecDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_destroy(void **cubind_state)
@@ -7212,16 +9283,22 @@ static void test_cubind_driver_graph_destroy(void **cubind_state)
     CUgraph hGraph = (CUgraph)(uintptr_t)0x10158010u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_destroy(hGraph);
-    assert_true(cubind_mock_matches("cuGraphDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_destroy(hGraph);
+        assert_true(cubind_mock_matches("cuGraphDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_exec_update(void **cubind_state)
@@ -7231,18 +9308,24 @@ static void test_cubind_driver_graph_exec_update(void **cubind_state)
     CUgraphExecUpdateResultInfo *resultInfo = (CUgraphExecUpdateResultInfo *)(uintptr_t)0x10159030u;
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&resultInfo, sizeof resultInfo);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_exec_update(hGraphExec, hGraph, resultInfo);
-    assert_true(cubind_mock_matches("cuGraphExecUpdate_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecUpdate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&resultInfo, sizeof resultInfo);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_update(hGraphExec, hGraph, resultInfo);
+        assert_true(cubind_mock_matches("cuGraphExecUpdate_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecUpdate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_kernel_node_copy_attributes(void **cubind_state)
@@ -7251,17 +9334,23 @@ static void test_cubind_driver_graph_kernel_node_copy_attributes(void **cubind_s
     CUgraphNode src = (CUgraphNode)(uintptr_t)0x1015a020u;
     const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_kernel_node_copy_attributes(dst, src);
-    assert_true(cubind_mock_matches("cuGraphKernelNodeCopyAttributes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeCopyAttributes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_kernel_node_copy_attributes(dst, src);
+        assert_true(cubind_mock_matches("cuGraphKernelNodeCopyAttributes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeCopyAttributes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_kernel_node_get_attribute(void **cubind_state)
@@ -7271,18 +9360,24 @@ static void test_cubind_driver_graph_kernel_node_get_attribute(void **cubind_sta
     CUkernelNodeAttrValue *value_out = (CUkernelNodeAttrValue *)(uintptr_t)0x1015b030u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value_out, sizeof value_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_kernel_node_get_attribute(hNode, attr, value_out);
-    assert_true(cubind_mock_matches("cuGraphKernelNodeGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value_out, sizeof value_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_kernel_node_get_attribute(hNode, attr, value_out);
+        assert_true(cubind_mock_matches("cuGraphKernelNodeGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_kernel_node_set_attribute(void **cubind_state)
@@ -7292,18 +9387,24 @@ static void test_cubind_driver_graph_kernel_node_set_attribute(void **cubind_sta
     const CUkernelNodeAttrValue *value = (const CUkernelNodeAttrValue *)(uintptr_t)0x1015c030u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_READY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_kernel_node_set_attribute(hNode, attr, value);
-    assert_true(cubind_mock_matches("cuGraphKernelNodeSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_kernel_node_set_attribute(hNode, attr, value);
+        assert_true(cubind_mock_matches("cuGraphKernelNodeSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_debug_dot_print(void **cubind_state)
@@ -7313,18 +9414,24 @@ static void test_cubind_driver_graph_debug_dot_print(void **cubind_state)
     unsigned int flags = (unsigned int)0x125742;
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&path, sizeof path);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_debug_dot_print(hGraph, path, flags);
-    assert_true(cubind_mock_matches("cuGraphDebugDotPrint"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphDebugDotPrint", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&path, sizeof path);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_debug_dot_print(hGraph, path, flags);
+        assert_true(cubind_mock_matches("cuGraphDebugDotPrint"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphDebugDotPrint", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_user_object_create(void **cubind_state)
@@ -7336,20 +9443,26 @@ static void test_cubind_driver_user_object_create(void **cubind_state)
     unsigned int flags = (unsigned int)0x125784;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&object_out, sizeof object_out);
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_expect_arg(&destroy, sizeof destroy);
-    cubind_mock_expect_arg(&initialRefcount, sizeof initialRefcount);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_user_object_create(object_out, ptr, destroy, initialRefcount, flags);
-    assert_true(cubind_mock_matches("cuUserObjectCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuUserObjectCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&object_out, sizeof object_out);
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_expect_arg(&destroy, sizeof destroy);
+        cubind_mock_expect_arg(&initialRefcount, sizeof initialRefcount);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_user_object_create(object_out, ptr, destroy, initialRefcount, flags);
+        assert_true(cubind_mock_matches("cuUserObjectCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuUserObjectCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_user_object_retain(void **cubind_state)
@@ -7358,17 +9471,23 @@ static void test_cubind_driver_user_object_retain(void **cubind_state)
     unsigned int count = (unsigned int)0x1257c1;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&object, sizeof object);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_user_object_retain(object, count);
-    assert_true(cubind_mock_matches("cuUserObjectRetain"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuUserObjectRetain", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&object, sizeof object);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_user_object_retain(object, count);
+        assert_true(cubind_mock_matches("cuUserObjectRetain"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuUserObjectRetain", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_user_object_release(void **cubind_state)
@@ -7377,17 +9496,23 @@ static void test_cubind_driver_user_object_release(void **cubind_state)
     unsigned int count = (unsigned int)0x125801;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&object, sizeof object);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_user_object_release(object, count);
-    assert_true(cubind_mock_matches("cuUserObjectRelease"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuUserObjectRelease", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&object, sizeof object);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_user_object_release(object, count);
+        assert_true(cubind_mock_matches("cuUserObjectRelease"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuUserObjectRelease", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_retain_user_object(void **cubind_state)
@@ -7398,19 +9523,25 @@ static void test_cubind_driver_graph_retain_user_object(void **cubind_state)
     unsigned int flags = (unsigned int)0x125843;
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&object, sizeof object);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_retain_user_object(graph, object, count, flags);
-    assert_true(cubind_mock_matches("cuGraphRetainUserObject"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphRetainUserObject", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&object, sizeof object);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_retain_user_object(graph, object, count, flags);
+        assert_true(cubind_mock_matches("cuGraphRetainUserObject"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphRetainUserObject", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_release_user_object(void **cubind_state)
@@ -7420,18 +9551,24 @@ static void test_cubind_driver_graph_release_user_object(void **cubind_state)
     unsigned int count = (unsigned int)0x125882;
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&object, sizeof object);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_release_user_object(graph, object, count);
-    assert_true(cubind_mock_matches("cuGraphReleaseUserObject"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphReleaseUserObject", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&object, sizeof object);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_release_user_object(graph, object, count);
+        assert_true(cubind_mock_matches("cuGraphReleaseUserObject"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphReleaseUserObject", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_add_node(void **cubind_state)
@@ -7444,21 +9581,27 @@ static void test_cubind_driver_graph_add_node(void **cubind_state)
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(uintptr_t)0x10163060u;
     const CUresult cubind_expected = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&dependencyData, sizeof dependencyData);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_add_node(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphAddNode_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phGraphNode, sizeof phGraphNode);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&dependencyData, sizeof dependencyData);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_add_node(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphAddNode_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_node_set_params(void **cubind_state)
@@ -7467,17 +9610,23 @@ static void test_cubind_driver_graph_node_set_params(void **cubind_state)
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(uintptr_t)0x10164020u;
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_IS_DESTROYED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_node_set_params(hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_node_set_params(hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
@@ -7487,18 +9636,24 @@ static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(uintptr_t)0x10165030u;
     const CUresult cubind_expected = CUDA_ERROR_ASSERT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_exec_node_set_params(hGraphExec, hNode, nodeParams);
-    assert_true(cubind_mock_matches("cuGraphExecNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_exec_node_set_params(hGraphExec, hNode, nodeParams);
+        assert_true(cubind_mock_matches("cuGraphExecNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graph_conditional_handle_create(void **cubind_state)
@@ -7510,20 +9665,26 @@ static void test_cubind_driver_graph_conditional_handle_create(void **cubind_sta
     unsigned int flags = (unsigned int)0x125984;
     const CUresult cubind_expected = CUDA_ERROR_TOO_MANY_PEERS;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pHandle_out, sizeof pHandle_out);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&ctx, sizeof ctx);
-    cubind_mock_expect_arg(&defaultLaunchValue, sizeof defaultLaunchValue);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graph_conditional_handle_create(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
-    assert_true(cubind_mock_matches("cuGraphConditionalHandleCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphConditionalHandleCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pHandle_out, sizeof pHandle_out);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&ctx, sizeof ctx);
+        cubind_mock_expect_arg(&defaultLaunchValue, sizeof defaultLaunchValue);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graph_conditional_handle_create(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+        assert_true(cubind_mock_matches("cuGraphConditionalHandleCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphConditionalHandleCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_occupancy_max_active_blocks_per_multiprocessor(void **cubind_state)
@@ -7534,19 +9695,25 @@ static void test_cubind_driver_occupancy_max_active_blocks_per_multiprocessor(vo
     size_t dynamicSMemSize = (size_t)0x123400016703LL;
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&numBlocks, sizeof numBlocks);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&blockSize, sizeof blockSize);
-    cubind_mock_expect_arg(&dynamicSMemSize, sizeof dynamicSMemSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_occupancy_max_active_blocks_per_multiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
-    assert_true(cubind_mock_matches("cuOccupancyMaxActiveBlocksPerMultiprocessor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxActiveBlocksPerMultiprocessor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&numBlocks, sizeof numBlocks);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&blockSize, sizeof blockSize);
+        cubind_mock_expect_arg(&dynamicSMemSize, sizeof dynamicSMemSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_occupancy_max_active_blocks_per_multiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+        assert_true(cubind_mock_matches("cuOccupancyMaxActiveBlocksPerMultiprocessor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxActiveBlocksPerMultiprocessor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_occupancy_max_active_blocks_per_multiprocessor_with_flags(void **cubind_state)
@@ -7558,20 +9725,26 @@ static void test_cubind_driver_occupancy_max_active_blocks_per_multiprocessor_wi
     unsigned int flags = (unsigned int)0x125a04;
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&numBlocks, sizeof numBlocks);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&blockSize, sizeof blockSize);
-    cubind_mock_expect_arg(&dynamicSMemSize, sizeof dynamicSMemSize);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    assert_true(cubind_mock_matches("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&numBlocks, sizeof numBlocks);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&blockSize, sizeof blockSize);
+        cubind_mock_expect_arg(&dynamicSMemSize, sizeof dynamicSMemSize);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+        assert_true(cubind_mock_matches("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_occupancy_max_potential_block_size(void **cubind_state)
@@ -7584,21 +9757,27 @@ static void test_cubind_driver_occupancy_max_potential_block_size(void **cubind_
     int blockSizeLimit = (int)0x125a45;
     const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&minGridSize, sizeof minGridSize);
-    cubind_mock_expect_arg(&blockSize, sizeof blockSize);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&blockSizeToDynamicSMemSize, sizeof blockSizeToDynamicSMemSize);
-    cubind_mock_expect_arg(&dynamicSMemSize, sizeof dynamicSMemSize);
-    cubind_mock_expect_arg(&blockSizeLimit, sizeof blockSizeLimit);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_occupancy_max_potential_block_size(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
-    assert_true(cubind_mock_matches("cuOccupancyMaxPotentialBlockSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxPotentialBlockSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&minGridSize, sizeof minGridSize);
+        cubind_mock_expect_arg(&blockSize, sizeof blockSize);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&blockSizeToDynamicSMemSize, sizeof blockSizeToDynamicSMemSize);
+        cubind_mock_expect_arg(&dynamicSMemSize, sizeof dynamicSMemSize);
+        cubind_mock_expect_arg(&blockSizeLimit, sizeof blockSizeLimit);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_occupancy_max_potential_block_size(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+        assert_true(cubind_mock_matches("cuOccupancyMaxPotentialBlockSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxPotentialBlockSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_occupancy_max_potential_block_size_with_flags(void **cubind_state)
@@ -7612,22 +9791,28 @@ static void test_cubind_driver_occupancy_max_potential_block_size_with_flags(voi
     unsigned int flags = (unsigned int)0x125a86;
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&minGridSize, sizeof minGridSize);
-    cubind_mock_expect_arg(&blockSize, sizeof blockSize);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&blockSizeToDynamicSMemSize, sizeof blockSizeToDynamicSMemSize);
-    cubind_mock_expect_arg(&dynamicSMemSize, sizeof dynamicSMemSize);
-    cubind_mock_expect_arg(&blockSizeLimit, sizeof blockSizeLimit);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_occupancy_max_potential_block_size_with_flags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
-    assert_true(cubind_mock_matches("cuOccupancyMaxPotentialBlockSizeWithFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxPotentialBlockSizeWithFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&minGridSize, sizeof minGridSize);
+        cubind_mock_expect_arg(&blockSize, sizeof blockSize);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&blockSizeToDynamicSMemSize, sizeof blockSizeToDynamicSMemSize);
+        cubind_mock_expect_arg(&dynamicSMemSize, sizeof dynamicSMemSize);
+        cubind_mock_expect_arg(&blockSizeLimit, sizeof blockSizeLimit);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_occupancy_max_potential_block_size_with_flags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+        assert_true(cubind_mock_matches("cuOccupancyMaxPotentialBlockSizeWithFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxPotentialBlockSizeWithFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_occupancy_available_dynamic_s_mem_per_block(void **cubind_state)
@@ -7638,19 +9823,25 @@ static void test_cubind_driver_occupancy_available_dynamic_s_mem_per_block(void 
     int blockSize = (int)0x125ac3;
     const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dynamicSmemSize, sizeof dynamicSmemSize);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&numBlocks, sizeof numBlocks);
-    cubind_mock_expect_arg(&blockSize, sizeof blockSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_occupancy_available_dynamic_s_mem_per_block(dynamicSmemSize, func, numBlocks, blockSize);
-    assert_true(cubind_mock_matches("cuOccupancyAvailableDynamicSMemPerBlock"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyAvailableDynamicSMemPerBlock", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dynamicSmemSize, sizeof dynamicSmemSize);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&numBlocks, sizeof numBlocks);
+        cubind_mock_expect_arg(&blockSize, sizeof blockSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_occupancy_available_dynamic_s_mem_per_block(dynamicSmemSize, func, numBlocks, blockSize);
+        assert_true(cubind_mock_matches("cuOccupancyAvailableDynamicSMemPerBlock"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyAvailableDynamicSMemPerBlock", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_occupancy_max_potential_cluster_size(void **cubind_state)
@@ -7660,18 +9851,24 @@ static void test_cubind_driver_occupancy_max_potential_cluster_size(void **cubin
     const CUlaunchConfig *config = (const CUlaunchConfig *)(uintptr_t)0x1016c030u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_ADDRESS_SPACE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&clusterSize, sizeof clusterSize);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_occupancy_max_potential_cluster_size(clusterSize, func, config);
-    assert_true(cubind_mock_matches("cuOccupancyMaxPotentialClusterSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxPotentialClusterSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&clusterSize, sizeof clusterSize);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_occupancy_max_potential_cluster_size(clusterSize, func, config);
+        assert_true(cubind_mock_matches("cuOccupancyMaxPotentialClusterSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxPotentialClusterSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_occupancy_max_active_clusters(void **cubind_state)
@@ -7681,18 +9878,24 @@ static void test_cubind_driver_occupancy_max_active_clusters(void **cubind_state
     const CUlaunchConfig *config = (const CUlaunchConfig *)(uintptr_t)0x1016d030u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_PC;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&numClusters, sizeof numClusters);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_occupancy_max_active_clusters(numClusters, func, config);
-    assert_true(cubind_mock_matches("cuOccupancyMaxActiveClusters"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxActiveClusters", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&numClusters, sizeof numClusters);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_occupancy_max_active_clusters(numClusters, func, config);
+        assert_true(cubind_mock_matches("cuOccupancyMaxActiveClusters"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxActiveClusters", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_set_array(void **cubind_state)
@@ -7702,18 +9905,24 @@ static void test_cubind_driver_tex_ref_set_array(void **cubind_state)
     unsigned int Flags = (unsigned int)0x125b82;
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_expect_arg(&hArray, sizeof hArray);
-    cubind_mock_expect_arg(&Flags, sizeof Flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_set_array(hTexRef, hArray, Flags);
-    assert_true(cubind_mock_matches("cuTexRefSetArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_expect_arg(&hArray, sizeof hArray);
+        cubind_mock_expect_arg(&Flags, sizeof Flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_set_array(hTexRef, hArray, Flags);
+        assert_true(cubind_mock_matches("cuTexRefSetArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_set_mipmapped_array(void **cubind_state)
@@ -7723,18 +9932,24 @@ static void test_cubind_driver_tex_ref_set_mipmapped_array(void **cubind_state)
     unsigned int Flags = (unsigned int)0x125bc2;
     const CUresult cubind_expected = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_expect_arg(&hMipmappedArray, sizeof hMipmappedArray);
-    cubind_mock_expect_arg(&Flags, sizeof Flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_set_mipmapped_array(hTexRef, hMipmappedArray, Flags);
-    assert_true(cubind_mock_matches("cuTexRefSetMipmappedArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMipmappedArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_expect_arg(&hMipmappedArray, sizeof hMipmappedArray);
+        cubind_mock_expect_arg(&Flags, sizeof Flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_set_mipmapped_array(hTexRef, hMipmappedArray, Flags);
+        assert_true(cubind_mock_matches("cuTexRefSetMipmappedArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMipmappedArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_set_address(void **cubind_state)
@@ -7745,19 +9960,25 @@ static void test_cubind_driver_tex_ref_set_address(void **cubind_state)
     size_t bytes = (size_t)0x123400017003LL;
     const CUresult cubind_expected = CUDA_ERROR_TENSOR_MEMORY_LEAK;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ByteOffset, sizeof ByteOffset);
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&bytes, sizeof bytes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_set_address(ByteOffset, hTexRef, dptr, bytes);
-    assert_true(cubind_mock_matches("cuTexRefSetAddress_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetAddress", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ByteOffset, sizeof ByteOffset);
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&bytes, sizeof bytes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_set_address(ByteOffset, hTexRef, dptr, bytes);
+        assert_true(cubind_mock_matches("cuTexRefSetAddress_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetAddress", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_set_address2_d(void **cubind_state)
@@ -7768,19 +9989,25 @@ static void test_cubind_driver_tex_ref_set_address2_d(void **cubind_state)
     size_t Pitch = (size_t)0x123400017103LL;
     const CUresult cubind_expected = CUDA_ERROR_NOT_PERMITTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_expect_arg(&desc, sizeof desc);
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&Pitch, sizeof Pitch);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_set_address2_d(hTexRef, desc, dptr, Pitch);
-    assert_true(cubind_mock_matches("cuTexRefSetAddress2D_v3"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetAddress2D", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_expect_arg(&desc, sizeof desc);
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&Pitch, sizeof Pitch);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_set_address2_d(hTexRef, desc, dptr, Pitch);
+        assert_true(cubind_mock_matches("cuTexRefSetAddress2D_v3"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetAddress2D", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_set_format(void **cubind_state)
@@ -7790,18 +10017,24 @@ static void test_cubind_driver_tex_ref_set_format(void **cubind_state)
     int NumPackedComponents = (int)0x125c82;
     const CUresult cubind_expected = CUDA_ERROR_NOT_SUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_expect_arg(&fmt, sizeof fmt);
-    cubind_mock_expect_arg(&NumPackedComponents, sizeof NumPackedComponents);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_set_format(hTexRef, fmt, NumPackedComponents);
-    assert_true(cubind_mock_matches("cuTexRefSetFormat"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetFormat", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_expect_arg(&fmt, sizeof fmt);
+        cubind_mock_expect_arg(&NumPackedComponents, sizeof NumPackedComponents);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_set_format(hTexRef, fmt, NumPackedComponents);
+        assert_true(cubind_mock_matches("cuTexRefSetFormat"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetFormat", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_set_address_mode(void **cubind_state)
@@ -7811,18 +10044,24 @@ static void test_cubind_driver_tex_ref_set_address_mode(void **cubind_state)
     CUaddress_mode am = (CUaddress_mode)66;
     const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_expect_arg(&dim, sizeof dim);
-    cubind_mock_expect_arg(&am, sizeof am);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_set_address_mode(hTexRef, dim, am);
-    assert_true(cubind_mock_matches("cuTexRefSetAddressMode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetAddressMode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_expect_arg(&dim, sizeof dim);
+        cubind_mock_expect_arg(&am, sizeof am);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_set_address_mode(hTexRef, dim, am);
+        assert_true(cubind_mock_matches("cuTexRefSetAddressMode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetAddressMode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_set_filter_mode(void **cubind_state)
@@ -7831,17 +10070,23 @@ static void test_cubind_driver_tex_ref_set_filter_mode(void **cubind_state)
     CUfilter_mode fm = (CUfilter_mode)65;
     const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_expect_arg(&fm, sizeof fm);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_set_filter_mode(hTexRef, fm);
-    assert_true(cubind_mock_matches("cuTexRefSetFilterMode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetFilterMode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_expect_arg(&fm, sizeof fm);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_set_filter_mode(hTexRef, fm);
+        assert_true(cubind_mock_matches("cuTexRefSetFilterMode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetFilterMode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_set_mipmap_filter_mode(void **cubind_state)
@@ -7850,17 +10095,23 @@ static void test_cubind_driver_tex_ref_set_mipmap_filter_mode(void **cubind_stat
     CUfilter_mode fm = (CUfilter_mode)65;
     const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_expect_arg(&fm, sizeof fm);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_set_mipmap_filter_mode(hTexRef, fm);
-    assert_true(cubind_mock_matches("cuTexRefSetMipmapFilterMode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMipmapFilterMode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_expect_arg(&fm, sizeof fm);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_set_mipmap_filter_mode(hTexRef, fm);
+        assert_true(cubind_mock_matches("cuTexRefSetMipmapFilterMode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMipmapFilterMode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_set_mipmap_level_bias(void **cubind_state)
@@ -7869,17 +10120,23 @@ static void test_cubind_driver_tex_ref_set_mipmap_level_bias(void **cubind_state
     float bias = (float)1.5;
     const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_expect_arg(&bias, sizeof bias);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_set_mipmap_level_bias(hTexRef, bias);
-    assert_true(cubind_mock_matches("cuTexRefSetMipmapLevelBias"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMipmapLevelBias", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_expect_arg(&bias, sizeof bias);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_set_mipmap_level_bias(hTexRef, bias);
+        assert_true(cubind_mock_matches("cuTexRefSetMipmapLevelBias"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMipmapLevelBias", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_set_mipmap_level_clamp(void **cubind_state)
@@ -7889,18 +10146,24 @@ static void test_cubind_driver_tex_ref_set_mipmap_level_clamp(void **cubind_stat
     float maxMipmapLevelClamp = (float)2.5;
     const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_expect_arg(&minMipmapLevelClamp, sizeof minMipmapLevelClamp);
-    cubind_mock_expect_arg(&maxMipmapLevelClamp, sizeof maxMipmapLevelClamp);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_set_mipmap_level_clamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
-    assert_true(cubind_mock_matches("cuTexRefSetMipmapLevelClamp"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMipmapLevelClamp", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_expect_arg(&minMipmapLevelClamp, sizeof minMipmapLevelClamp);
+        cubind_mock_expect_arg(&maxMipmapLevelClamp, sizeof maxMipmapLevelClamp);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_set_mipmap_level_clamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+        assert_true(cubind_mock_matches("cuTexRefSetMipmapLevelClamp"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMipmapLevelClamp", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_set_max_anisotropy(void **cubind_state)
@@ -7909,17 +10172,23 @@ static void test_cubind_driver_tex_ref_set_max_anisotropy(void **cubind_state)
     unsigned int maxAniso = (unsigned int)0x125e01;
     const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_expect_arg(&maxAniso, sizeof maxAniso);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_set_max_anisotropy(hTexRef, maxAniso);
-    assert_true(cubind_mock_matches("cuTexRefSetMaxAnisotropy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMaxAnisotropy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_expect_arg(&maxAniso, sizeof maxAniso);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_set_max_anisotropy(hTexRef, maxAniso);
+        assert_true(cubind_mock_matches("cuTexRefSetMaxAnisotropy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMaxAnisotropy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_set_border_color(void **cubind_state)
@@ -7928,17 +10197,23 @@ static void test_cubind_driver_tex_ref_set_border_color(void **cubind_state)
     float *pBorderColor = (float *)(uintptr_t)0x10179020u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_expect_arg(&pBorderColor, sizeof pBorderColor);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_set_border_color(hTexRef, pBorderColor);
-    assert_true(cubind_mock_matches("cuTexRefSetBorderColor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetBorderColor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_expect_arg(&pBorderColor, sizeof pBorderColor);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_set_border_color(hTexRef, pBorderColor);
+        assert_true(cubind_mock_matches("cuTexRefSetBorderColor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetBorderColor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_set_flags(void **cubind_state)
@@ -7947,17 +10222,23 @@ static void test_cubind_driver_tex_ref_set_flags(void **cubind_state)
     unsigned int Flags = (unsigned int)0x125e81;
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_expect_arg(&Flags, sizeof Flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_set_flags(hTexRef, Flags);
-    assert_true(cubind_mock_matches("cuTexRefSetFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_expect_arg(&Flags, sizeof Flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_set_flags(hTexRef, Flags);
+        assert_true(cubind_mock_matches("cuTexRefSetFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_address(void **cubind_state)
@@ -7966,17 +10247,23 @@ static void test_cubind_driver_tex_ref_get_address(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x1017b020u;
     const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pdptr, sizeof pdptr);
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_get_address(pdptr, hTexRef);
-    assert_true(cubind_mock_matches("cuTexRefGetAddress_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetAddress", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pdptr, sizeof pdptr);
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_get_address(pdptr, hTexRef);
+        assert_true(cubind_mock_matches("cuTexRefGetAddress_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetAddress", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_array(void **cubind_state)
@@ -7985,17 +10272,23 @@ static void test_cubind_driver_tex_ref_get_array(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x1017c020u;
     const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phArray, sizeof phArray);
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_get_array(phArray, hTexRef);
-    assert_true(cubind_mock_matches("cuTexRefGetArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phArray, sizeof phArray);
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_get_array(phArray, hTexRef);
+        assert_true(cubind_mock_matches("cuTexRefGetArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_mipmapped_array(void **cubind_state)
@@ -8004,17 +10297,23 @@ static void test_cubind_driver_tex_ref_get_mipmapped_array(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x1017d020u;
     const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phMipmappedArray, sizeof phMipmappedArray);
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_get_mipmapped_array(phMipmappedArray, hTexRef);
-    assert_true(cubind_mock_matches("cuTexRefGetMipmappedArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmappedArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phMipmappedArray, sizeof phMipmappedArray);
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_get_mipmapped_array(phMipmappedArray, hTexRef);
+        assert_true(cubind_mock_matches("cuTexRefGetMipmappedArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmappedArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_address_mode(void **cubind_state)
@@ -8024,18 +10323,24 @@ static void test_cubind_driver_tex_ref_get_address_mode(void **cubind_state)
     int dim = (int)0x125f82;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pam, sizeof pam);
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_expect_arg(&dim, sizeof dim);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_get_address_mode(pam, hTexRef, dim);
-    assert_true(cubind_mock_matches("cuTexRefGetAddressMode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetAddressMode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pam, sizeof pam);
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_expect_arg(&dim, sizeof dim);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_get_address_mode(pam, hTexRef, dim);
+        assert_true(cubind_mock_matches("cuTexRefGetAddressMode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetAddressMode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_filter_mode(void **cubind_state)
@@ -8044,17 +10349,23 @@ static void test_cubind_driver_tex_ref_get_filter_mode(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x1017f020u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pfm, sizeof pfm);
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_get_filter_mode(pfm, hTexRef);
-    assert_true(cubind_mock_matches("cuTexRefGetFilterMode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetFilterMode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pfm, sizeof pfm);
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_get_filter_mode(pfm, hTexRef);
+        assert_true(cubind_mock_matches("cuTexRefGetFilterMode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetFilterMode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_format(void **cubind_state)
@@ -8064,18 +10375,24 @@ static void test_cubind_driver_tex_ref_get_format(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10180030u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pFormat, sizeof pFormat);
-    cubind_mock_expect_arg(&pNumChannels, sizeof pNumChannels);
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_get_format(pFormat, pNumChannels, hTexRef);
-    assert_true(cubind_mock_matches("cuTexRefGetFormat"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetFormat", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pFormat, sizeof pFormat);
+        cubind_mock_expect_arg(&pNumChannels, sizeof pNumChannels);
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_get_format(pFormat, pNumChannels, hTexRef);
+        assert_true(cubind_mock_matches("cuTexRefGetFormat"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetFormat", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_mipmap_filter_mode(void **cubind_state)
@@ -8084,17 +10401,23 @@ static void test_cubind_driver_tex_ref_get_mipmap_filter_mode(void **cubind_stat
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10181020u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pfm, sizeof pfm);
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_get_mipmap_filter_mode(pfm, hTexRef);
-    assert_true(cubind_mock_matches("cuTexRefGetMipmapFilterMode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmapFilterMode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pfm, sizeof pfm);
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_get_mipmap_filter_mode(pfm, hTexRef);
+        assert_true(cubind_mock_matches("cuTexRefGetMipmapFilterMode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmapFilterMode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_mipmap_level_bias(void **cubind_state)
@@ -8103,17 +10426,23 @@ static void test_cubind_driver_tex_ref_get_mipmap_level_bias(void **cubind_state
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10182020u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pbias, sizeof pbias);
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_get_mipmap_level_bias(pbias, hTexRef);
-    assert_true(cubind_mock_matches("cuTexRefGetMipmapLevelBias"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmapLevelBias", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pbias, sizeof pbias);
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_get_mipmap_level_bias(pbias, hTexRef);
+        assert_true(cubind_mock_matches("cuTexRefGetMipmapLevelBias"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmapLevelBias", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_mipmap_level_clamp(void **cubind_state)
@@ -8123,18 +10452,24 @@ static void test_cubind_driver_tex_ref_get_mipmap_level_clamp(void **cubind_stat
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10183030u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pminMipmapLevelClamp, sizeof pminMipmapLevelClamp);
-    cubind_mock_expect_arg(&pmaxMipmapLevelClamp, sizeof pmaxMipmapLevelClamp);
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_get_mipmap_level_clamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
-    assert_true(cubind_mock_matches("cuTexRefGetMipmapLevelClamp"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmapLevelClamp", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pminMipmapLevelClamp, sizeof pminMipmapLevelClamp);
+        cubind_mock_expect_arg(&pmaxMipmapLevelClamp, sizeof pmaxMipmapLevelClamp);
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_get_mipmap_level_clamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+        assert_true(cubind_mock_matches("cuTexRefGetMipmapLevelClamp"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmapLevelClamp", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_max_anisotropy(void **cubind_state)
@@ -8143,17 +10478,23 @@ static void test_cubind_driver_tex_ref_get_max_anisotropy(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10184020u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pmaxAniso, sizeof pmaxAniso);
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_get_max_anisotropy(pmaxAniso, hTexRef);
-    assert_true(cubind_mock_matches("cuTexRefGetMaxAnisotropy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMaxAnisotropy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pmaxAniso, sizeof pmaxAniso);
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_get_max_anisotropy(pmaxAniso, hTexRef);
+        assert_true(cubind_mock_matches("cuTexRefGetMaxAnisotropy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMaxAnisotropy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_border_color(void **cubind_state)
@@ -8162,17 +10503,23 @@ static void test_cubind_driver_tex_ref_get_border_color(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10185020u;
     const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pBorderColor, sizeof pBorderColor);
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_get_border_color(pBorderColor, hTexRef);
-    assert_true(cubind_mock_matches("cuTexRefGetBorderColor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetBorderColor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pBorderColor, sizeof pBorderColor);
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_get_border_color(pBorderColor, hTexRef);
+        assert_true(cubind_mock_matches("cuTexRefGetBorderColor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetBorderColor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_flags(void **cubind_state)
@@ -8181,17 +10528,23 @@ static void test_cubind_driver_tex_ref_get_flags(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10186020u;
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pFlags, sizeof pFlags);
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_get_flags(pFlags, hTexRef);
-    assert_true(cubind_mock_matches("cuTexRefGetFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pFlags, sizeof pFlags);
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_get_flags(pFlags, hTexRef);
+        assert_true(cubind_mock_matches("cuTexRefGetFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_create(void **cubind_state)
@@ -8199,16 +10552,22 @@ static void test_cubind_driver_tex_ref_create(void **cubind_state)
     CUtexref *pTexRef = (CUtexref *)(uintptr_t)0x10187010u;
     const CUresult cubind_expected = CUDA_ERROR_TIMEOUT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pTexRef, sizeof pTexRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_create(pTexRef);
-    assert_true(cubind_mock_matches("cuTexRefCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pTexRef, sizeof pTexRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_create(pTexRef);
+        assert_true(cubind_mock_matches("cuTexRefCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_ref_destroy(void **cubind_state)
@@ -8216,16 +10575,22 @@ static void test_cubind_driver_tex_ref_destroy(void **cubind_state)
     CUtexref hTexRef = (CUtexref)(uintptr_t)0x10188010u;
     const CUresult cubind_expected = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_ref_destroy(hTexRef);
-    assert_true(cubind_mock_matches("cuTexRefDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hTexRef, sizeof hTexRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_ref_destroy(hTexRef);
+        assert_true(cubind_mock_matches("cuTexRefDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_surf_ref_set_array(void **cubind_state)
@@ -8235,18 +10600,24 @@ static void test_cubind_driver_surf_ref_set_array(void **cubind_state)
     unsigned int Flags = (unsigned int)0x126242;
     const CUresult cubind_expected = CUDA_ERROR_EXTERNAL_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hSurfRef, sizeof hSurfRef);
-    cubind_mock_expect_arg(&hArray, sizeof hArray);
-    cubind_mock_expect_arg(&Flags, sizeof Flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_surf_ref_set_array(hSurfRef, hArray, Flags);
-    assert_true(cubind_mock_matches("cuSurfRefSetArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfRefSetArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hSurfRef, sizeof hSurfRef);
+        cubind_mock_expect_arg(&hArray, sizeof hArray);
+        cubind_mock_expect_arg(&Flags, sizeof Flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_surf_ref_set_array(hSurfRef, hArray, Flags);
+        assert_true(cubind_mock_matches("cuSurfRefSetArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfRefSetArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_surf_ref_get_array(void **cubind_state)
@@ -8255,17 +10626,23 @@ static void test_cubind_driver_surf_ref_get_array(void **cubind_state)
     CUsurfref hSurfRef = (CUsurfref)(uintptr_t)0x1018a020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_CLUSTER_SIZE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phArray, sizeof phArray);
-    cubind_mock_expect_arg(&hSurfRef, sizeof hSurfRef);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_surf_ref_get_array(phArray, hSurfRef);
-    assert_true(cubind_mock_matches("cuSurfRefGetArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfRefGetArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phArray, sizeof phArray);
+        cubind_mock_expect_arg(&hSurfRef, sizeof hSurfRef);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_surf_ref_get_array(phArray, hSurfRef);
+        assert_true(cubind_mock_matches("cuSurfRefGetArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfRefGetArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_object_create(void **cubind_state)
@@ -8276,19 +10653,25 @@ static void test_cubind_driver_tex_object_create(void **cubind_state)
     const CUDA_RESOURCE_VIEW_DESC *pResViewDesc = (const CUDA_RESOURCE_VIEW_DESC *)(uintptr_t)0x1018b040u;
     const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pTexObject, sizeof pTexObject);
-    cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
-    cubind_mock_expect_arg(&pTexDesc, sizeof pTexDesc);
-    cubind_mock_expect_arg(&pResViewDesc, sizeof pResViewDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_object_create(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    assert_true(cubind_mock_matches("cuTexObjectCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pTexObject, sizeof pTexObject);
+        cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
+        cubind_mock_expect_arg(&pTexDesc, sizeof pTexDesc);
+        cubind_mock_expect_arg(&pResViewDesc, sizeof pResViewDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_object_create(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+        assert_true(cubind_mock_matches("cuTexObjectCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_object_destroy(void **cubind_state)
@@ -8296,16 +10679,22 @@ static void test_cubind_driver_tex_object_destroy(void **cubind_state)
     CUtexObject texObject = (CUtexObject)0x123400018c00LL;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&texObject, sizeof texObject);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_object_destroy(texObject);
-    assert_true(cubind_mock_matches("cuTexObjectDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&texObject, sizeof texObject);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_object_destroy(texObject);
+        assert_true(cubind_mock_matches("cuTexObjectDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_object_get_resource_desc(void **cubind_state)
@@ -8314,17 +10703,23 @@ static void test_cubind_driver_tex_object_get_resource_desc(void **cubind_state)
     CUtexObject texObject = (CUtexObject)0x123400018d01LL;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
-    cubind_mock_expect_arg(&texObject, sizeof texObject);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_object_get_resource_desc(pResDesc, texObject);
-    assert_true(cubind_mock_matches("cuTexObjectGetResourceDesc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectGetResourceDesc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
+        cubind_mock_expect_arg(&texObject, sizeof texObject);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_object_get_resource_desc(pResDesc, texObject);
+        assert_true(cubind_mock_matches("cuTexObjectGetResourceDesc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectGetResourceDesc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_object_get_texture_desc(void **cubind_state)
@@ -8333,17 +10728,23 @@ static void test_cubind_driver_tex_object_get_texture_desc(void **cubind_state)
     CUtexObject texObject = (CUtexObject)0x123400018e01LL;
     const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pTexDesc, sizeof pTexDesc);
-    cubind_mock_expect_arg(&texObject, sizeof texObject);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_object_get_texture_desc(pTexDesc, texObject);
-    assert_true(cubind_mock_matches("cuTexObjectGetTextureDesc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectGetTextureDesc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pTexDesc, sizeof pTexDesc);
+        cubind_mock_expect_arg(&texObject, sizeof texObject);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_object_get_texture_desc(pTexDesc, texObject);
+        assert_true(cubind_mock_matches("cuTexObjectGetTextureDesc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectGetTextureDesc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tex_object_get_resource_view_desc(void **cubind_state)
@@ -8352,17 +10753,23 @@ static void test_cubind_driver_tex_object_get_resource_view_desc(void **cubind_s
     CUtexObject texObject = (CUtexObject)0x123400018f01LL;
     const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pResViewDesc, sizeof pResViewDesc);
-    cubind_mock_expect_arg(&texObject, sizeof texObject);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tex_object_get_resource_view_desc(pResViewDesc, texObject);
-    assert_true(cubind_mock_matches("cuTexObjectGetResourceViewDesc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectGetResourceViewDesc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pResViewDesc, sizeof pResViewDesc);
+        cubind_mock_expect_arg(&texObject, sizeof texObject);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tex_object_get_resource_view_desc(pResViewDesc, texObject);
+        assert_true(cubind_mock_matches("cuTexObjectGetResourceViewDesc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectGetResourceViewDesc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_surf_object_create(void **cubind_state)
@@ -8371,17 +10778,23 @@ static void test_cubind_driver_surf_object_create(void **cubind_state)
     const CUDA_RESOURCE_DESC *pResDesc = (const CUDA_RESOURCE_DESC *)(uintptr_t)0x10190020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pSurfObject, sizeof pSurfObject);
-    cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_surf_object_create(pSurfObject, pResDesc);
-    assert_true(cubind_mock_matches("cuSurfObjectCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfObjectCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pSurfObject, sizeof pSurfObject);
+        cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_surf_object_create(pSurfObject, pResDesc);
+        assert_true(cubind_mock_matches("cuSurfObjectCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfObjectCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_surf_object_destroy(void **cubind_state)
@@ -8389,16 +10802,22 @@ static void test_cubind_driver_surf_object_destroy(void **cubind_state)
     CUsurfObject surfObject = (CUsurfObject)0x123400019100LL;
     const CUresult cubind_expected = CUDA_ERROR_OUT_OF_MEMORY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&surfObject, sizeof surfObject);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_surf_object_destroy(surfObject);
-    assert_true(cubind_mock_matches("cuSurfObjectDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfObjectDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&surfObject, sizeof surfObject);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_surf_object_destroy(surfObject);
+        assert_true(cubind_mock_matches("cuSurfObjectDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfObjectDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_surf_object_get_resource_desc(void **cubind_state)
@@ -8407,17 +10826,23 @@ static void test_cubind_driver_surf_object_get_resource_desc(void **cubind_state
     CUsurfObject surfObject = (CUsurfObject)0x123400019201LL;
     const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
-    cubind_mock_expect_arg(&surfObject, sizeof surfObject);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_surf_object_get_resource_desc(pResDesc, surfObject);
-    assert_true(cubind_mock_matches("cuSurfObjectGetResourceDesc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfObjectGetResourceDesc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
+        cubind_mock_expect_arg(&surfObject, sizeof surfObject);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_surf_object_get_resource_desc(pResDesc, surfObject);
+        assert_true(cubind_mock_matches("cuSurfObjectGetResourceDesc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfObjectGetResourceDesc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
@@ -8436,27 +10861,33 @@ static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
     CUtensorMapFloatOOBfill oobFill = (CUtensorMapFloatOOBfill)75;
     const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&tensorMap, sizeof tensorMap);
-    cubind_mock_expect_arg(&tensorDataType, sizeof tensorDataType);
-    cubind_mock_expect_arg(&tensorRank, sizeof tensorRank);
-    cubind_mock_expect_arg(&globalAddress, sizeof globalAddress);
-    cubind_mock_expect_arg(&globalDim, sizeof globalDim);
-    cubind_mock_expect_arg(&globalStrides, sizeof globalStrides);
-    cubind_mock_expect_arg(&boxDim, sizeof boxDim);
-    cubind_mock_expect_arg(&elementStrides, sizeof elementStrides);
-    cubind_mock_expect_arg(&interleave, sizeof interleave);
-    cubind_mock_expect_arg(&swizzle, sizeof swizzle);
-    cubind_mock_expect_arg(&l2Promotion, sizeof l2Promotion);
-    cubind_mock_expect_arg(&oobFill, sizeof oobFill);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tensor_map_encode_tiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    assert_true(cubind_mock_matches("cuTensorMapEncodeTiled"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapEncodeTiled", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&tensorMap, sizeof tensorMap);
+        cubind_mock_expect_arg(&tensorDataType, sizeof tensorDataType);
+        cubind_mock_expect_arg(&tensorRank, sizeof tensorRank);
+        cubind_mock_expect_arg(&globalAddress, sizeof globalAddress);
+        cubind_mock_expect_arg(&globalDim, sizeof globalDim);
+        cubind_mock_expect_arg(&globalStrides, sizeof globalStrides);
+        cubind_mock_expect_arg(&boxDim, sizeof boxDim);
+        cubind_mock_expect_arg(&elementStrides, sizeof elementStrides);
+        cubind_mock_expect_arg(&interleave, sizeof interleave);
+        cubind_mock_expect_arg(&swizzle, sizeof swizzle);
+        cubind_mock_expect_arg(&l2Promotion, sizeof l2Promotion);
+        cubind_mock_expect_arg(&oobFill, sizeof oobFill);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tensor_map_encode_tiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+        assert_true(cubind_mock_matches("cuTensorMapEncodeTiled"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapEncodeTiled", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
@@ -8478,30 +10909,36 @@ static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
     CUtensorMapFloatOOBfill oobFill = (CUtensorMapFloatOOBfill)78;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&tensorMap, sizeof tensorMap);
-    cubind_mock_expect_arg(&tensorDataType, sizeof tensorDataType);
-    cubind_mock_expect_arg(&tensorRank, sizeof tensorRank);
-    cubind_mock_expect_arg(&globalAddress, sizeof globalAddress);
-    cubind_mock_expect_arg(&globalDim, sizeof globalDim);
-    cubind_mock_expect_arg(&globalStrides, sizeof globalStrides);
-    cubind_mock_expect_arg(&pixelBoxLowerCorner, sizeof pixelBoxLowerCorner);
-    cubind_mock_expect_arg(&pixelBoxUpperCorner, sizeof pixelBoxUpperCorner);
-    cubind_mock_expect_arg(&channelsPerPixel, sizeof channelsPerPixel);
-    cubind_mock_expect_arg(&pixelsPerColumn, sizeof pixelsPerColumn);
-    cubind_mock_expect_arg(&elementStrides, sizeof elementStrides);
-    cubind_mock_expect_arg(&interleave, sizeof interleave);
-    cubind_mock_expect_arg(&swizzle, sizeof swizzle);
-    cubind_mock_expect_arg(&l2Promotion, sizeof l2Promotion);
-    cubind_mock_expect_arg(&oobFill, sizeof oobFill);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tensor_map_encode_im2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    assert_true(cubind_mock_matches("cuTensorMapEncodeIm2col"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapEncodeIm2col", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&tensorMap, sizeof tensorMap);
+        cubind_mock_expect_arg(&tensorDataType, sizeof tensorDataType);
+        cubind_mock_expect_arg(&tensorRank, sizeof tensorRank);
+        cubind_mock_expect_arg(&globalAddress, sizeof globalAddress);
+        cubind_mock_expect_arg(&globalDim, sizeof globalDim);
+        cubind_mock_expect_arg(&globalStrides, sizeof globalStrides);
+        cubind_mock_expect_arg(&pixelBoxLowerCorner, sizeof pixelBoxLowerCorner);
+        cubind_mock_expect_arg(&pixelBoxUpperCorner, sizeof pixelBoxUpperCorner);
+        cubind_mock_expect_arg(&channelsPerPixel, sizeof channelsPerPixel);
+        cubind_mock_expect_arg(&pixelsPerColumn, sizeof pixelsPerColumn);
+        cubind_mock_expect_arg(&elementStrides, sizeof elementStrides);
+        cubind_mock_expect_arg(&interleave, sizeof interleave);
+        cubind_mock_expect_arg(&swizzle, sizeof swizzle);
+        cubind_mock_expect_arg(&l2Promotion, sizeof l2Promotion);
+        cubind_mock_expect_arg(&oobFill, sizeof oobFill);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tensor_map_encode_im2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+        assert_true(cubind_mock_matches("cuTensorMapEncodeIm2col"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapEncodeIm2col", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state)
@@ -8524,31 +10961,37 @@ static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state
     CUtensorMapFloatOOBfill oobFill = (CUtensorMapFloatOOBfill)79;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&tensorMap, sizeof tensorMap);
-    cubind_mock_expect_arg(&tensorDataType, sizeof tensorDataType);
-    cubind_mock_expect_arg(&tensorRank, sizeof tensorRank);
-    cubind_mock_expect_arg(&globalAddress, sizeof globalAddress);
-    cubind_mock_expect_arg(&globalDim, sizeof globalDim);
-    cubind_mock_expect_arg(&globalStrides, sizeof globalStrides);
-    cubind_mock_expect_arg(&pixelBoxLowerCornerWidth, sizeof pixelBoxLowerCornerWidth);
-    cubind_mock_expect_arg(&pixelBoxUpperCornerWidth, sizeof pixelBoxUpperCornerWidth);
-    cubind_mock_expect_arg(&channelsPerPixel, sizeof channelsPerPixel);
-    cubind_mock_expect_arg(&pixelsPerColumn, sizeof pixelsPerColumn);
-    cubind_mock_expect_arg(&elementStrides, sizeof elementStrides);
-    cubind_mock_expect_arg(&interleave, sizeof interleave);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_expect_arg(&swizzle, sizeof swizzle);
-    cubind_mock_expect_arg(&l2Promotion, sizeof l2Promotion);
-    cubind_mock_expect_arg(&oobFill, sizeof oobFill);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tensor_map_encode_im2col_wide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
-    assert_true(cubind_mock_matches("cuTensorMapEncodeIm2colWide"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapEncodeIm2colWide", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&tensorMap, sizeof tensorMap);
+        cubind_mock_expect_arg(&tensorDataType, sizeof tensorDataType);
+        cubind_mock_expect_arg(&tensorRank, sizeof tensorRank);
+        cubind_mock_expect_arg(&globalAddress, sizeof globalAddress);
+        cubind_mock_expect_arg(&globalDim, sizeof globalDim);
+        cubind_mock_expect_arg(&globalStrides, sizeof globalStrides);
+        cubind_mock_expect_arg(&pixelBoxLowerCornerWidth, sizeof pixelBoxLowerCornerWidth);
+        cubind_mock_expect_arg(&pixelBoxUpperCornerWidth, sizeof pixelBoxUpperCornerWidth);
+        cubind_mock_expect_arg(&channelsPerPixel, sizeof channelsPerPixel);
+        cubind_mock_expect_arg(&pixelsPerColumn, sizeof pixelsPerColumn);
+        cubind_mock_expect_arg(&elementStrides, sizeof elementStrides);
+        cubind_mock_expect_arg(&interleave, sizeof interleave);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_expect_arg(&swizzle, sizeof swizzle);
+        cubind_mock_expect_arg(&l2Promotion, sizeof l2Promotion);
+        cubind_mock_expect_arg(&oobFill, sizeof oobFill);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tensor_map_encode_im2col_wide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+        assert_true(cubind_mock_matches("cuTensorMapEncodeIm2colWide"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapEncodeIm2colWide", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_tensor_map_replace_address(void **cubind_state)
@@ -8557,17 +11000,23 @@ static void test_cubind_driver_tensor_map_replace_address(void **cubind_state)
     void *globalAddress = (void *)(uintptr_t)0x10196020u;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&tensorMap, sizeof tensorMap);
-    cubind_mock_expect_arg(&globalAddress, sizeof globalAddress);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_tensor_map_replace_address(tensorMap, globalAddress);
-    assert_true(cubind_mock_matches("cuTensorMapReplaceAddress"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapReplaceAddress", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&tensorMap, sizeof tensorMap);
+        cubind_mock_expect_arg(&globalAddress, sizeof globalAddress);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_tensor_map_replace_address(tensorMap, globalAddress);
+        assert_true(cubind_mock_matches("cuTensorMapReplaceAddress"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapReplaceAddress", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_can_access_peer(void **cubind_state)
@@ -8577,18 +11026,24 @@ static void test_cubind_driver_device_can_access_peer(void **cubind_state)
     CUdevice peerDev = (CUdevice)0x1265c2;
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&canAccessPeer, sizeof canAccessPeer);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_expect_arg(&peerDev, sizeof peerDev);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_can_access_peer(canAccessPeer, dev, peerDev);
-    assert_true(cubind_mock_matches("cuDeviceCanAccessPeer"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceCanAccessPeer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&canAccessPeer, sizeof canAccessPeer);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_expect_arg(&peerDev, sizeof peerDev);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_can_access_peer(canAccessPeer, dev, peerDev);
+        assert_true(cubind_mock_matches("cuDeviceCanAccessPeer"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceCanAccessPeer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_enable_peer_access(void **cubind_state)
@@ -8597,17 +11052,23 @@ static void test_cubind_driver_ctx_enable_peer_access(void **cubind_state)
     unsigned int Flags = (unsigned int)0x126601;
     const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&peerContext, sizeof peerContext);
-    cubind_mock_expect_arg(&Flags, sizeof Flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_enable_peer_access(peerContext, Flags);
-    assert_true(cubind_mock_matches("cuCtxEnablePeerAccess"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxEnablePeerAccess", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&peerContext, sizeof peerContext);
+        cubind_mock_expect_arg(&Flags, sizeof Flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_enable_peer_access(peerContext, Flags);
+        assert_true(cubind_mock_matches("cuCtxEnablePeerAccess"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxEnablePeerAccess", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_disable_peer_access(void **cubind_state)
@@ -8615,16 +11076,22 @@ static void test_cubind_driver_ctx_disable_peer_access(void **cubind_state)
     CUcontext peerContext = (CUcontext)(uintptr_t)0x10199010u;
     const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&peerContext, sizeof peerContext);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_disable_peer_access(peerContext);
-    assert_true(cubind_mock_matches("cuCtxDisablePeerAccess"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxDisablePeerAccess", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&peerContext, sizeof peerContext);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_disable_peer_access(peerContext);
+        assert_true(cubind_mock_matches("cuCtxDisablePeerAccess"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxDisablePeerAccess", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_p2p_attribute(void **cubind_state)
@@ -8635,19 +11102,25 @@ static void test_cubind_driver_device_get_p2p_attribute(void **cubind_state)
     CUdevice dstDevice = (CUdevice)0x126683;
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&attrib, sizeof attrib);
-    cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_p2p_attribute(value, attrib, srcDevice, dstDevice);
-    assert_true(cubind_mock_matches("cuDeviceGetP2PAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetP2PAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&attrib, sizeof attrib);
+        cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_p2p_attribute(value, attrib, srcDevice, dstDevice);
+        assert_true(cubind_mock_matches("cuDeviceGetP2PAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetP2PAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_p2p_atomic_capabilities(void **cubind_state)
@@ -8659,20 +11132,26 @@ static void test_cubind_driver_device_get_p2p_atomic_capabilities(void **cubind_
     CUdevice dstDevice = (CUdevice)0x1266c4;
     const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&capabilities, sizeof capabilities);
-    cubind_mock_expect_arg(&operations, sizeof operations);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_p2p_atomic_capabilities(capabilities, operations, count, srcDevice, dstDevice);
-    assert_true(cubind_mock_matches("cuDeviceGetP2PAtomicCapabilities"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetP2PAtomicCapabilities", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&capabilities, sizeof capabilities);
+        cubind_mock_expect_arg(&operations, sizeof operations);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_p2p_atomic_capabilities(capabilities, operations, count, srcDevice, dstDevice);
+        assert_true(cubind_mock_matches("cuDeviceGetP2PAtomicCapabilities"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetP2PAtomicCapabilities", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graphics_unregister_resource(void **cubind_state)
@@ -8680,16 +11159,22 @@ static void test_cubind_driver_graphics_unregister_resource(void **cubind_state)
     CUgraphicsResource resource = (CUgraphicsResource)(uintptr_t)0x1019c010u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&resource, sizeof resource);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graphics_unregister_resource(resource);
-    assert_true(cubind_mock_matches("cuGraphicsUnregisterResource"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsUnregisterResource", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&resource, sizeof resource);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graphics_unregister_resource(resource);
+        assert_true(cubind_mock_matches("cuGraphicsUnregisterResource"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsUnregisterResource", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graphics_sub_resource_get_mapped_array(void **cubind_state)
@@ -8700,19 +11185,25 @@ static void test_cubind_driver_graphics_sub_resource_get_mapped_array(void **cub
     unsigned int mipLevel = (unsigned int)0x126743;
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pArray, sizeof pArray);
-    cubind_mock_expect_arg(&resource, sizeof resource);
-    cubind_mock_expect_arg(&arrayIndex, sizeof arrayIndex);
-    cubind_mock_expect_arg(&mipLevel, sizeof mipLevel);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graphics_sub_resource_get_mapped_array(pArray, resource, arrayIndex, mipLevel);
-    assert_true(cubind_mock_matches("cuGraphicsSubResourceGetMappedArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsSubResourceGetMappedArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pArray, sizeof pArray);
+        cubind_mock_expect_arg(&resource, sizeof resource);
+        cubind_mock_expect_arg(&arrayIndex, sizeof arrayIndex);
+        cubind_mock_expect_arg(&mipLevel, sizeof mipLevel);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graphics_sub_resource_get_mapped_array(pArray, resource, arrayIndex, mipLevel);
+        assert_true(cubind_mock_matches("cuGraphicsSubResourceGetMappedArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsSubResourceGetMappedArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graphics_resource_get_mapped_mipmapped_array(void **cubind_state)
@@ -8721,17 +11212,23 @@ static void test_cubind_driver_graphics_resource_get_mapped_mipmapped_array(void
     CUgraphicsResource resource = (CUgraphicsResource)(uintptr_t)0x1019e020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pMipmappedArray, sizeof pMipmappedArray);
-    cubind_mock_expect_arg(&resource, sizeof resource);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graphics_resource_get_mapped_mipmapped_array(pMipmappedArray, resource);
-    assert_true(cubind_mock_matches("cuGraphicsResourceGetMappedMipmappedArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsResourceGetMappedMipmappedArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pMipmappedArray, sizeof pMipmappedArray);
+        cubind_mock_expect_arg(&resource, sizeof resource);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graphics_resource_get_mapped_mipmapped_array(pMipmappedArray, resource);
+        assert_true(cubind_mock_matches("cuGraphicsResourceGetMappedMipmappedArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsResourceGetMappedMipmappedArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graphics_resource_get_mapped_pointer(void **cubind_state)
@@ -8741,18 +11238,24 @@ static void test_cubind_driver_graphics_resource_get_mapped_pointer(void **cubin
     CUgraphicsResource resource = (CUgraphicsResource)(uintptr_t)0x1019f030u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pDevPtr, sizeof pDevPtr);
-    cubind_mock_expect_arg(&pSize, sizeof pSize);
-    cubind_mock_expect_arg(&resource, sizeof resource);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graphics_resource_get_mapped_pointer(pDevPtr, pSize, resource);
-    assert_true(cubind_mock_matches("cuGraphicsResourceGetMappedPointer_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsResourceGetMappedPointer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pDevPtr, sizeof pDevPtr);
+        cubind_mock_expect_arg(&pSize, sizeof pSize);
+        cubind_mock_expect_arg(&resource, sizeof resource);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graphics_resource_get_mapped_pointer(pDevPtr, pSize, resource);
+        assert_true(cubind_mock_matches("cuGraphicsResourceGetMappedPointer_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsResourceGetMappedPointer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graphics_resource_set_map_flags(void **cubind_state)
@@ -8761,17 +11264,23 @@ static void test_cubind_driver_graphics_resource_set_map_flags(void **cubind_sta
     unsigned int flags = (unsigned int)0x126801;
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&resource, sizeof resource);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graphics_resource_set_map_flags(resource, flags);
-    assert_true(cubind_mock_matches("cuGraphicsResourceSetMapFlags_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsResourceSetMapFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&resource, sizeof resource);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graphics_resource_set_map_flags(resource, flags);
+        assert_true(cubind_mock_matches("cuGraphicsResourceSetMapFlags_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsResourceSetMapFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graphics_map_resources(void **cubind_state)
@@ -8781,18 +11290,24 @@ static void test_cubind_driver_graphics_map_resources(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x101a1030u;
     const CUresult cubind_expected = CUDA_ERROR_MAP_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&resources, sizeof resources);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graphics_map_resources(count, resources, hStream);
-    assert_true(cubind_mock_matches("cuGraphicsMapResources"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsMapResources", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&resources, sizeof resources);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graphics_map_resources(count, resources, hStream);
+        assert_true(cubind_mock_matches("cuGraphicsMapResources"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsMapResources", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_graphics_unmap_resources(void **cubind_state)
@@ -8802,18 +11317,24 @@ static void test_cubind_driver_graphics_unmap_resources(void **cubind_state)
     CUstream hStream = (CUstream)(uintptr_t)0x101a2030u;
     const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&resources, sizeof resources);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_graphics_unmap_resources(count, resources, hStream);
-    assert_true(cubind_mock_matches("cuGraphicsUnmapResources"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsUnmapResources", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&resources, sizeof resources);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_graphics_unmap_resources(count, resources, hStream);
+        assert_true(cubind_mock_matches("cuGraphicsUnmapResources"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsUnmapResources", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_get_proc_address(void **cubind_state)
@@ -8825,20 +11346,26 @@ static void test_cubind_driver_get_proc_address(void **cubind_state)
     CUdriverProcAddressQueryResult *symbolStatus = (CUdriverProcAddressQueryResult *)(uintptr_t)0x101a3050u;
     const CUresult cubind_expected = CUDA_ERROR_ARRAY_IS_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_expect_arg(&pfn, sizeof pfn);
-    cubind_mock_expect_arg(&cudaVersion, sizeof cudaVersion);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&symbolStatus, sizeof symbolStatus);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_get_proc_address(symbol, pfn, cudaVersion, flags, symbolStatus);
-    assert_true(cubind_mock_matches("cuGetProcAddress_v2"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetProcAddress", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_expect_arg(&pfn, sizeof pfn);
+        cubind_mock_expect_arg(&cudaVersion, sizeof cudaVersion);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&symbolStatus, sizeof symbolStatus);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_get_proc_address(symbol, pfn, cudaVersion, flags, symbolStatus);
+        assert_true(cubind_mock_matches("cuGetProcAddress_v2"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetProcAddress", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
@@ -8848,18 +11375,24 @@ static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x101a4030u;
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&attrib, sizeof attrib);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_coredump_get_attribute(attrib, value, size);
-    assert_true(cubind_mock_matches("cuCoredumpGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&attrib, sizeof attrib);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_coredump_get_attribute(attrib, value, size);
+        assert_true(cubind_mock_matches("cuCoredumpGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state)
@@ -8869,18 +11402,24 @@ static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state
     size_t *size = (size_t *)(uintptr_t)0x101a5030u;
     const CUresult cubind_expected = CUDA_ERROR_NO_BINARY_FOR_GPU;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&attrib, sizeof attrib);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_coredump_get_attribute_global(attrib, value, size);
-    assert_true(cubind_mock_matches("cuCoredumpGetAttributeGlobal"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpGetAttributeGlobal", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&attrib, sizeof attrib);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_coredump_get_attribute_global(attrib, value, size);
+        assert_true(cubind_mock_matches("cuCoredumpGetAttributeGlobal"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpGetAttributeGlobal", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
@@ -8890,18 +11429,24 @@ static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x101a6030u;
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&attrib, sizeof attrib);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_coredump_set_attribute(attrib, value, size);
-    assert_true(cubind_mock_matches("cuCoredumpSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&attrib, sizeof attrib);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_coredump_set_attribute(attrib, value, size);
+        assert_true(cubind_mock_matches("cuCoredumpSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_coredump_set_attribute_global(void **cubind_state)
@@ -8911,18 +11456,24 @@ static void test_cubind_driver_coredump_set_attribute_global(void **cubind_state
     size_t *size = (size_t *)(uintptr_t)0x101a7030u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&attrib, sizeof attrib);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_coredump_set_attribute_global(attrib, value, size);
-    assert_true(cubind_mock_matches("cuCoredumpSetAttributeGlobal"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpSetAttributeGlobal", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&attrib, sizeof attrib);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_coredump_set_attribute_global(attrib, value, size);
+        assert_true(cubind_mock_matches("cuCoredumpSetAttributeGlobal"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpSetAttributeGlobal", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_get_export_table(void **cubind_state)
@@ -8931,17 +11482,23 @@ static void test_cubind_driver_get_export_table(void **cubind_state)
     const CUuuid *pExportTableId = (const CUuuid *)(uintptr_t)0x101a8020u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ppExportTable, sizeof ppExportTable);
-    cubind_mock_expect_arg(&pExportTableId, sizeof pExportTableId);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_get_export_table(ppExportTable, pExportTableId);
-    assert_true(cubind_mock_matches("cuGetExportTable"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetExportTable", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ppExportTable, sizeof ppExportTable);
+        cubind_mock_expect_arg(&pExportTableId, sizeof pExportTableId);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_get_export_table(ppExportTable, pExportTableId);
+        assert_true(cubind_mock_matches("cuGetExportTable"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetExportTable", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_green_ctx_create(void **cubind_state)
@@ -8952,19 +11509,25 @@ static void test_cubind_driver_green_ctx_create(void **cubind_state)
     unsigned int flags = (unsigned int)0x126a43;
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phCtx, sizeof phCtx);
-    cubind_mock_expect_arg(&desc, sizeof desc);
-    cubind_mock_expect_arg(&dev, sizeof dev);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_green_ctx_create(phCtx, desc, dev, flags);
-    assert_true(cubind_mock_matches("cuGreenCtxCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phCtx, sizeof phCtx);
+        cubind_mock_expect_arg(&desc, sizeof desc);
+        cubind_mock_expect_arg(&dev, sizeof dev);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_green_ctx_create(phCtx, desc, dev, flags);
+        assert_true(cubind_mock_matches("cuGreenCtxCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_green_ctx_destroy(void **cubind_state)
@@ -8972,16 +11535,22 @@ static void test_cubind_driver_green_ctx_destroy(void **cubind_state)
     CUgreenCtx hCtx = (CUgreenCtx)(uintptr_t)0x101aa010u;
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hCtx, sizeof hCtx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_green_ctx_destroy(hCtx);
-    assert_true(cubind_mock_matches("cuGreenCtxDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hCtx, sizeof hCtx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_green_ctx_destroy(hCtx);
+        assert_true(cubind_mock_matches("cuGreenCtxDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
@@ -8990,17 +11559,23 @@ static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
     CUgreenCtx hCtx = (CUgreenCtx)(uintptr_t)0x101ab020u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pContext, sizeof pContext);
-    cubind_mock_expect_arg(&hCtx, sizeof hCtx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_from_green_ctx(pContext, hCtx);
-    assert_true(cubind_mock_matches("cuCtxFromGreenCtx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxFromGreenCtx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pContext, sizeof pContext);
+        cubind_mock_expect_arg(&hCtx, sizeof hCtx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_from_green_ctx(pContext, hCtx);
+        assert_true(cubind_mock_matches("cuCtxFromGreenCtx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxFromGreenCtx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
@@ -9010,18 +11585,24 @@ static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
     CUdevResourceType type = (CUdevResourceType)66;
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&resource, sizeof resource);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_device_get_dev_resource(device, resource, type);
-    assert_true(cubind_mock_matches("cuDeviceGetDevResource"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetDevResource", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&resource, sizeof resource);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_device_get_dev_resource(device, resource, type);
+        assert_true(cubind_mock_matches("cuDeviceGetDevResource"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetDevResource", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
@@ -9031,18 +11612,24 @@ static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
     CUdevResourceType type = (CUdevResourceType)66;
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hCtx, sizeof hCtx);
-    cubind_mock_expect_arg(&resource, sizeof resource);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_ctx_get_dev_resource(hCtx, resource, type);
-    assert_true(cubind_mock_matches("cuCtxGetDevResource"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetDevResource", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hCtx, sizeof hCtx);
+        cubind_mock_expect_arg(&resource, sizeof resource);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_ctx_get_dev_resource(hCtx, resource, type);
+        assert_true(cubind_mock_matches("cuCtxGetDevResource"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetDevResource", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
@@ -9052,18 +11639,24 @@ static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
     CUdevResourceType type = (CUdevResourceType)66;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hCtx, sizeof hCtx);
-    cubind_mock_expect_arg(&resource, sizeof resource);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_green_ctx_get_dev_resource(hCtx, resource, type);
-    assert_true(cubind_mock_matches("cuGreenCtxGetDevResource"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxGetDevResource", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hCtx, sizeof hCtx);
+        cubind_mock_expect_arg(&resource, sizeof resource);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_green_ctx_get_dev_resource(hCtx, resource, type);
+        assert_true(cubind_mock_matches("cuGreenCtxGetDevResource"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxGetDevResource", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_state)
@@ -9076,21 +11669,27 @@ static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_stat
     unsigned int minCount = (unsigned int)0x126bc5;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&result, sizeof result);
-    cubind_mock_expect_arg(&nbGroups, sizeof nbGroups);
-    cubind_mock_expect_arg(&input, sizeof input);
-    cubind_mock_expect_arg(&remaining, sizeof remaining);
-    cubind_mock_expect_arg(&useFlags, sizeof useFlags);
-    cubind_mock_expect_arg(&minCount, sizeof minCount);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_dev_sm_resource_split_by_count(result, nbGroups, input, remaining, useFlags, minCount);
-    assert_true(cubind_mock_matches("cuDevSmResourceSplitByCount"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevSmResourceSplitByCount", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&result, sizeof result);
+        cubind_mock_expect_arg(&nbGroups, sizeof nbGroups);
+        cubind_mock_expect_arg(&input, sizeof input);
+        cubind_mock_expect_arg(&remaining, sizeof remaining);
+        cubind_mock_expect_arg(&useFlags, sizeof useFlags);
+        cubind_mock_expect_arg(&minCount, sizeof minCount);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_dev_sm_resource_split_by_count(result, nbGroups, input, remaining, useFlags, minCount);
+        assert_true(cubind_mock_matches("cuDevSmResourceSplitByCount"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevSmResourceSplitByCount", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
@@ -9100,18 +11699,24 @@ static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
     unsigned int nbResources = (unsigned int)0x126c02;
     const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phDesc, sizeof phDesc);
-    cubind_mock_expect_arg(&resources, sizeof resources);
-    cubind_mock_expect_arg(&nbResources, sizeof nbResources);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_dev_resource_generate_desc(phDesc, resources, nbResources);
-    assert_true(cubind_mock_matches("cuDevResourceGenerateDesc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevResourceGenerateDesc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phDesc, sizeof phDesc);
+        cubind_mock_expect_arg(&resources, sizeof resources);
+        cubind_mock_expect_arg(&nbResources, sizeof nbResources);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_dev_resource_generate_desc(phDesc, resources, nbResources);
+        assert_true(cubind_mock_matches("cuDevResourceGenerateDesc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevResourceGenerateDesc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_green_ctx_record_event(void **cubind_state)
@@ -9120,17 +11725,23 @@ static void test_cubind_driver_green_ctx_record_event(void **cubind_state)
     CUevent hEvent = (CUevent)(uintptr_t)0x101b1020u;
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hCtx, sizeof hCtx);
-    cubind_mock_expect_arg(&hEvent, sizeof hEvent);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_green_ctx_record_event(hCtx, hEvent);
-    assert_true(cubind_mock_matches("cuGreenCtxRecordEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxRecordEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hCtx, sizeof hCtx);
+        cubind_mock_expect_arg(&hEvent, sizeof hEvent);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_green_ctx_record_event(hCtx, hEvent);
+        assert_true(cubind_mock_matches("cuGreenCtxRecordEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxRecordEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_green_ctx_wait_event(void **cubind_state)
@@ -9139,17 +11750,23 @@ static void test_cubind_driver_green_ctx_wait_event(void **cubind_state)
     CUevent hEvent = (CUevent)(uintptr_t)0x101b2020u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hCtx, sizeof hCtx);
-    cubind_mock_expect_arg(&hEvent, sizeof hEvent);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_green_ctx_wait_event(hCtx, hEvent);
-    assert_true(cubind_mock_matches("cuGreenCtxWaitEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxWaitEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hCtx, sizeof hCtx);
+        cubind_mock_expect_arg(&hEvent, sizeof hEvent);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_green_ctx_wait_event(hCtx, hEvent);
+        assert_true(cubind_mock_matches("cuGreenCtxWaitEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxWaitEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
@@ -9158,17 +11775,23 @@ static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
     CUgreenCtx *phCtx = (CUgreenCtx *)(uintptr_t)0x101b3020u;
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&phCtx, sizeof phCtx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_stream_get_green_ctx(hStream, phCtx);
-    assert_true(cubind_mock_matches("cuStreamGetGreenCtx"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetGreenCtx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&phCtx, sizeof phCtx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_stream_get_green_ctx(hStream, phCtx);
+        assert_true(cubind_mock_matches("cuStreamGetGreenCtx"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetGreenCtx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
@@ -9179,19 +11802,25 @@ static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
     int priority = (int)0x126d03;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&phStream, sizeof phStream);
-    cubind_mock_expect_arg(&greenCtx, sizeof greenCtx);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&priority, sizeof priority);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_green_ctx_stream_create(phStream, greenCtx, flags, priority);
-    assert_true(cubind_mock_matches("cuGreenCtxStreamCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxStreamCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&phStream, sizeof phStream);
+        cubind_mock_expect_arg(&greenCtx, sizeof greenCtx);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&priority, sizeof priority);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_green_ctx_stream_create(phStream, greenCtx, flags, priority);
+        assert_true(cubind_mock_matches("cuGreenCtxStreamCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxStreamCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
@@ -9200,17 +11829,23 @@ static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
     unsigned long long *greenCtxId = (unsigned long long *)(uintptr_t)0x101b5020u;
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&greenCtx, sizeof greenCtx);
-    cubind_mock_expect_arg(&greenCtxId, sizeof greenCtxId);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_green_ctx_get_id(greenCtx, greenCtxId);
-    assert_true(cubind_mock_matches("cuGreenCtxGetId"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxGetId", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&greenCtx, sizeof greenCtx);
+        cubind_mock_expect_arg(&greenCtxId, sizeof greenCtxId);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_green_ctx_get_id(greenCtx, greenCtxId);
+        assert_true(cubind_mock_matches("cuGreenCtxGetId"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxGetId", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_logs_register_callback(void **cubind_state)
@@ -9220,18 +11855,24 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
     CUlogsCallbackHandle *callback_out = (CUlogsCallbackHandle *)(uintptr_t)0x101b6030u;
     const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&callbackFunc, sizeof callbackFunc);
-    cubind_mock_expect_arg(&userData, sizeof userData);
-    cubind_mock_expect_arg(&callback_out, sizeof callback_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_logs_register_callback(callbackFunc, userData, callback_out);
-    assert_true(cubind_mock_matches("cuLogsRegisterCallback"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsRegisterCallback", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&callbackFunc, sizeof callbackFunc);
+        cubind_mock_expect_arg(&userData, sizeof userData);
+        cubind_mock_expect_arg(&callback_out, sizeof callback_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_logs_register_callback(callbackFunc, userData, callback_out);
+        assert_true(cubind_mock_matches("cuLogsRegisterCallback"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsRegisterCallback", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
@@ -9239,16 +11880,22 @@ static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
     CUlogsCallbackHandle callback = (CUlogsCallbackHandle)(uintptr_t)0x101b7010u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&callback, sizeof callback);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_logs_unregister_callback(callback);
-    assert_true(cubind_mock_matches("cuLogsUnregisterCallback"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsUnregisterCallback", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&callback, sizeof callback);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_logs_unregister_callback(callback);
+        assert_true(cubind_mock_matches("cuLogsUnregisterCallback"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsUnregisterCallback", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_logs_current(void **cubind_state)
@@ -9257,17 +11904,23 @@ static void test_cubind_driver_logs_current(void **cubind_state)
     unsigned int flags = (unsigned int)0x126e01;
     const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&iterator_out, sizeof iterator_out);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_logs_current(iterator_out, flags);
-    assert_true(cubind_mock_matches("cuLogsCurrent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsCurrent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&iterator_out, sizeof iterator_out);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_logs_current(iterator_out, flags);
+        assert_true(cubind_mock_matches("cuLogsCurrent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsCurrent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
@@ -9277,18 +11930,24 @@ static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
     unsigned int flags = (unsigned int)0x126e42;
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&iterator, sizeof iterator);
-    cubind_mock_expect_arg(&pathToFile, sizeof pathToFile);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_logs_dump_to_file(iterator, pathToFile, flags);
-    assert_true(cubind_mock_matches("cuLogsDumpToFile"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsDumpToFile", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&iterator, sizeof iterator);
+        cubind_mock_expect_arg(&pathToFile, sizeof pathToFile);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_logs_dump_to_file(iterator, pathToFile, flags);
+        assert_true(cubind_mock_matches("cuLogsDumpToFile"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsDumpToFile", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
@@ -9299,19 +11958,25 @@ static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
     unsigned int flags = (unsigned int)0x126e83;
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&iterator, sizeof iterator);
-    cubind_mock_expect_arg(&buffer, sizeof buffer);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_logs_dump_to_memory(iterator, buffer, size, flags);
-    assert_true(cubind_mock_matches("cuLogsDumpToMemory"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsDumpToMemory", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&iterator, sizeof iterator);
+        cubind_mock_expect_arg(&buffer, sizeof buffer);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_logs_dump_to_memory(iterator, buffer, size, flags);
+        assert_true(cubind_mock_matches("cuLogsDumpToMemory"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsDumpToMemory", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **cubind_state)
@@ -9320,17 +11985,23 @@ static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **c
     int *tid = (int *)(uintptr_t)0x101bb020u;
     const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pid, sizeof pid);
-    cubind_mock_expect_arg(&tid, sizeof tid);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_checkpoint_process_get_restore_thread_id(pid, tid);
-    assert_true(cubind_mock_matches("cuCheckpointProcessGetRestoreThreadId"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessGetRestoreThreadId", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pid, sizeof pid);
+        cubind_mock_expect_arg(&tid, sizeof tid);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_checkpoint_process_get_restore_thread_id(pid, tid);
+        assert_true(cubind_mock_matches("cuCheckpointProcessGetRestoreThreadId"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessGetRestoreThreadId", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
@@ -9339,17 +12010,23 @@ static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
     CUprocessState *state = (CUprocessState *)(uintptr_t)0x101bc020u;
     const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pid, sizeof pid);
-    cubind_mock_expect_arg(&state, sizeof state);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_checkpoint_process_get_state(pid, state);
-    assert_true(cubind_mock_matches("cuCheckpointProcessGetState"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessGetState", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pid, sizeof pid);
+        cubind_mock_expect_arg(&state, sizeof state);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_checkpoint_process_get_state(pid, state);
+        assert_true(cubind_mock_matches("cuCheckpointProcessGetState"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessGetState", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
@@ -9358,17 +12035,23 @@ static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
     CUcheckpointLockArgs *args = (CUcheckpointLockArgs *)(uintptr_t)0x101bd020u;
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pid, sizeof pid);
-    cubind_mock_expect_arg(&args, sizeof args);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_checkpoint_process_lock(pid, args);
-    assert_true(cubind_mock_matches("cuCheckpointProcessLock"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessLock", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pid, sizeof pid);
+        cubind_mock_expect_arg(&args, sizeof args);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_checkpoint_process_lock(pid, args);
+        assert_true(cubind_mock_matches("cuCheckpointProcessLock"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessLock", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state)
@@ -9377,17 +12060,23 @@ static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state
     CUcheckpointCheckpointArgs *args = (CUcheckpointCheckpointArgs *)(uintptr_t)0x101be020u;
     const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pid, sizeof pid);
-    cubind_mock_expect_arg(&args, sizeof args);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_checkpoint_process_checkpoint(pid, args);
-    assert_true(cubind_mock_matches("cuCheckpointProcessCheckpoint"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessCheckpoint", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pid, sizeof pid);
+        cubind_mock_expect_arg(&args, sizeof args);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_checkpoint_process_checkpoint(pid, args);
+        assert_true(cubind_mock_matches("cuCheckpointProcessCheckpoint"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessCheckpoint", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
@@ -9396,17 +12085,23 @@ static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
     CUcheckpointRestoreArgs *args = (CUcheckpointRestoreArgs *)(uintptr_t)0x101bf020u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pid, sizeof pid);
-    cubind_mock_expect_arg(&args, sizeof args);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_checkpoint_process_restore(pid, args);
-    assert_true(cubind_mock_matches("cuCheckpointProcessRestore"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessRestore", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pid, sizeof pid);
+        cubind_mock_expect_arg(&args, sizeof args);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_checkpoint_process_restore(pid, args);
+        assert_true(cubind_mock_matches("cuCheckpointProcessRestore"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessRestore", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_driver_checkpoint_process_unlock(void **cubind_state)
@@ -9415,17 +12110,23 @@ static void test_cubind_driver_checkpoint_process_unlock(void **cubind_state)
     CUcheckpointUnlockArgs *args = (CUcheckpointUnlockArgs *)(uintptr_t)0x101c0020u;
     const CUresult cubind_expected = CUDA_ERROR_NOT_READY;
     CUresult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pid, sizeof pid);
-    cubind_mock_expect_arg(&args, sizeof args);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_driver_checkpoint_process_unlock(pid, args);
-    assert_true(cubind_mock_matches("cuCheckpointProcessUnlock"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessUnlock", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pid, sizeof pid);
+        cubind_mock_expect_arg(&args, sizeof args);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_driver_checkpoint_process_unlock(pid, args);
+        assert_true(cubind_mock_matches("cuCheckpointProcessUnlock"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessUnlock", (int)cubind_expected);
+    }
 }
 
 const struct CMUnitTest cubind_passthrough_driver[] = {

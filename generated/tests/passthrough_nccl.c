@@ -16,6 +16,13 @@
 #include "passthrough.h"
 #include "recorder.h"
 
+/* Built twice: as passthrough, and with CUBIND_INLINE as passthrough-inline. */
+#if defined(CUBIND_INLINE)
+#define INLINE_FORM 1
+#else
+#define INLINE_FORM 0
+#endif
+
 
 static void test_cubind_nccl_mem_alloc(void **cubind_state)
 {
@@ -23,17 +30,23 @@ static void test_cubind_nccl_mem_alloc(void **cubind_state)
     size_t size = (size_t)0x123400000001LL;
     const ncclResult_t cubind_expected = ncclUnhandledCudaError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_mem_alloc(ptr, size);
-    assert_true(cubind_mock_matches("ncclMemAlloc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclMemAlloc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_mem_alloc(ptr, size);
+        assert_true(cubind_mock_matches("ncclMemAlloc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclMemAlloc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_mem_free(void **cubind_state)
@@ -41,16 +54,22 @@ static void test_cubind_nccl_mem_free(void **cubind_state)
     void *ptr = (void *)(uintptr_t)0x10001010u;
     const ncclResult_t cubind_expected = ncclSystemError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_mem_free(ptr);
-    assert_true(cubind_mock_matches("ncclMemFree"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclMemFree", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_mem_free(ptr);
+        assert_true(cubind_mock_matches("ncclMemFree"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclMemFree", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_get_version(void **cubind_state)
@@ -58,16 +77,22 @@ static void test_cubind_nccl_get_version(void **cubind_state)
     int *version = (int *)(uintptr_t)0x10002010u;
     const ncclResult_t cubind_expected = ncclInternalError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&version, sizeof version);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_get_version(version);
-    assert_true(cubind_mock_matches("ncclGetVersion"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGetVersion", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&version, sizeof version);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_get_version(version);
+        assert_true(cubind_mock_matches("ncclGetVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGetVersion", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_get_unique_id(void **cubind_state)
@@ -75,16 +100,22 @@ static void test_cubind_nccl_get_unique_id(void **cubind_state)
     ncclUniqueId *uniqueId = (ncclUniqueId *)(uintptr_t)0x10003010u;
     const ncclResult_t cubind_expected = ncclInvalidArgument;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&uniqueId, sizeof uniqueId);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_get_unique_id(uniqueId);
-    assert_true(cubind_mock_matches("ncclGetUniqueId"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGetUniqueId", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&uniqueId, sizeof uniqueId);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_get_unique_id(uniqueId);
+        assert_true(cubind_mock_matches("ncclGetUniqueId"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGetUniqueId", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_init_rank_config(void **cubind_state)
@@ -96,21 +127,27 @@ static void test_cubind_nccl_comm_init_rank_config(void **cubind_state)
     ncclConfig_t *config = (ncclConfig_t *)(uintptr_t)0x10004050u;
     const ncclResult_t cubind_expected = ncclInvalidUsage;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&commId, 67, sizeof commId);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&nranks, sizeof nranks);
-    cubind_mock_expect_arg(&commId, sizeof commId);
-    cubind_mock_expect_arg(&rank, sizeof rank);
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_init_rank_config(comm, nranks, commId, rank, config);
-    assert_true(cubind_mock_matches("ncclCommInitRankConfig"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitRankConfig", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&nranks, sizeof nranks);
+        cubind_mock_expect_arg(&commId, sizeof commId);
+        cubind_mock_expect_arg(&rank, sizeof rank);
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_init_rank_config(comm, nranks, commId, rank, config);
+        assert_true(cubind_mock_matches("ncclCommInitRankConfig"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitRankConfig", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_init_rank(void **cubind_state)
@@ -121,20 +158,26 @@ static void test_cubind_nccl_comm_init_rank(void **cubind_state)
     int rank = (int)0x120143;
     const ncclResult_t cubind_expected = ncclRemoteError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&commId, 67, sizeof commId);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&nranks, sizeof nranks);
-    cubind_mock_expect_arg(&commId, sizeof commId);
-    cubind_mock_expect_arg(&rank, sizeof rank);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_init_rank(comm, nranks, commId, rank);
-    assert_true(cubind_mock_matches("ncclCommInitRank"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitRank", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&nranks, sizeof nranks);
+        cubind_mock_expect_arg(&commId, sizeof commId);
+        cubind_mock_expect_arg(&rank, sizeof rank);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_init_rank(comm, nranks, commId, rank);
+        assert_true(cubind_mock_matches("ncclCommInitRank"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitRank", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_init_all(void **cubind_state)
@@ -144,18 +187,24 @@ static void test_cubind_nccl_comm_init_all(void **cubind_state)
     const int *devlist = (const int *)(uintptr_t)0x10006030u;
     const ncclResult_t cubind_expected = ncclInProgress;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&ndev, sizeof ndev);
-    cubind_mock_expect_arg(&devlist, sizeof devlist);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_init_all(comm, ndev, devlist);
-    assert_true(cubind_mock_matches("ncclCommInitAll"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitAll", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&ndev, sizeof ndev);
+        cubind_mock_expect_arg(&devlist, sizeof devlist);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_init_all(comm, ndev, devlist);
+        assert_true(cubind_mock_matches("ncclCommInitAll"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitAll", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_finalize(void **cubind_state)
@@ -163,16 +212,22 @@ static void test_cubind_nccl_comm_finalize(void **cubind_state)
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10007010u;
     const ncclResult_t cubind_expected = ncclNumResults;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_finalize(comm);
-    assert_true(cubind_mock_matches("ncclCommFinalize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommFinalize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_finalize(comm);
+        assert_true(cubind_mock_matches("ncclCommFinalize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommFinalize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_destroy(void **cubind_state)
@@ -180,16 +235,22 @@ static void test_cubind_nccl_comm_destroy(void **cubind_state)
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10008010u;
     const ncclResult_t cubind_expected = ncclUnhandledCudaError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_destroy(comm);
-    assert_true(cubind_mock_matches("ncclCommDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_destroy(comm);
+        assert_true(cubind_mock_matches("ncclCommDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_abort(void **cubind_state)
@@ -197,16 +258,22 @@ static void test_cubind_nccl_comm_abort(void **cubind_state)
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10009010u;
     const ncclResult_t cubind_expected = ncclSystemError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_abort(comm);
-    assert_true(cubind_mock_matches("ncclCommAbort"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommAbort", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_abort(comm);
+        assert_true(cubind_mock_matches("ncclCommAbort"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommAbort", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_revoke(void **cubind_state)
@@ -215,17 +282,23 @@ static void test_cubind_nccl_comm_revoke(void **cubind_state)
     int revokeFlags = (int)0x120281;
     const ncclResult_t cubind_expected = ncclInternalError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&revokeFlags, sizeof revokeFlags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_revoke(comm, revokeFlags);
-    assert_true(cubind_mock_matches("ncclCommRevoke"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommRevoke", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&revokeFlags, sizeof revokeFlags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_revoke(comm, revokeFlags);
+        assert_true(cubind_mock_matches("ncclCommRevoke"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommRevoke", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_split(void **cubind_state)
@@ -237,20 +310,26 @@ static void test_cubind_nccl_comm_split(void **cubind_state)
     ncclConfig_t *config = (ncclConfig_t *)(uintptr_t)0x1000b050u;
     const ncclResult_t cubind_expected = ncclInvalidArgument;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&color, sizeof color);
-    cubind_mock_expect_arg(&key, sizeof key);
-    cubind_mock_expect_arg(&newcomm, sizeof newcomm);
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_split(comm, color, key, newcomm, config);
-    assert_true(cubind_mock_matches("ncclCommSplit"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommSplit", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&color, sizeof color);
+        cubind_mock_expect_arg(&key, sizeof key);
+        cubind_mock_expect_arg(&newcomm, sizeof newcomm);
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_split(comm, color, key, newcomm, config);
+        assert_true(cubind_mock_matches("ncclCommSplit"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommSplit", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_shrink(void **cubind_state)
@@ -263,21 +342,27 @@ static void test_cubind_nccl_comm_shrink(void **cubind_state)
     int shrinkFlags = (int)0x120305;
     const ncclResult_t cubind_expected = ncclInvalidUsage;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&excludeRanksList, sizeof excludeRanksList);
-    cubind_mock_expect_arg(&excludeRanksCount, sizeof excludeRanksCount);
-    cubind_mock_expect_arg(&newcomm, sizeof newcomm);
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_expect_arg(&shrinkFlags, sizeof shrinkFlags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_shrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    assert_true(cubind_mock_matches("ncclCommShrink"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommShrink", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&excludeRanksList, sizeof excludeRanksList);
+        cubind_mock_expect_arg(&excludeRanksCount, sizeof excludeRanksCount);
+        cubind_mock_expect_arg(&newcomm, sizeof newcomm);
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_expect_arg(&shrinkFlags, sizeof shrinkFlags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_shrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+        assert_true(cubind_mock_matches("ncclCommShrink"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommShrink", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_init_rank_scalable(void **cubind_state)
@@ -290,21 +375,27 @@ static void test_cubind_nccl_comm_init_rank_scalable(void **cubind_state)
     ncclConfig_t *config = (ncclConfig_t *)(uintptr_t)0x1000d060u;
     const ncclResult_t cubind_expected = ncclRemoteError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&newcomm, sizeof newcomm);
-    cubind_mock_expect_arg(&nranks, sizeof nranks);
-    cubind_mock_expect_arg(&myrank, sizeof myrank);
-    cubind_mock_expect_arg(&nId, sizeof nId);
-    cubind_mock_expect_arg(&commIds, sizeof commIds);
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_init_rank_scalable(newcomm, nranks, myrank, nId, commIds, config);
-    assert_true(cubind_mock_matches("ncclCommInitRankScalable"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitRankScalable", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&newcomm, sizeof newcomm);
+        cubind_mock_expect_arg(&nranks, sizeof nranks);
+        cubind_mock_expect_arg(&myrank, sizeof myrank);
+        cubind_mock_expect_arg(&nId, sizeof nId);
+        cubind_mock_expect_arg(&commIds, sizeof commIds);
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_init_rank_scalable(newcomm, nranks, myrank, nId, commIds, config);
+        assert_true(cubind_mock_matches("ncclCommInitRankScalable"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitRankScalable", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_get_error_string(void **cubind_state)
@@ -312,16 +403,22 @@ static void test_cubind_nccl_get_error_string(void **cubind_state)
     ncclResult_t result = (ncclResult_t)64;
     const uintptr_t cubind_expected = 0x5fu;
     const char * cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&result, sizeof result);
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_get_error_string(result);
-    assert_true(cubind_mock_matches("ncclGetErrorString"));
-    assert_ptr_equal(cubind_result, (const char *)cubind_expected);
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&result, sizeof result);
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_get_error_string(result);
+        assert_true(cubind_mock_matches("ncclGetErrorString"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        assert_ptr_equal(cubind_result, (const char *)cubind_expected);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_nccl_get_last_error(void **cubind_state)
@@ -329,27 +426,39 @@ static void test_cubind_nccl_get_last_error(void **cubind_state)
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x1000f010u;
     const uintptr_t cubind_expected = 0x60u;
     const char * cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_get_last_error(comm);
-    assert_true(cubind_mock_matches("ncclGetLastError"));
-    assert_ptr_equal(cubind_result, (const char *)cubind_expected);
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_get_last_error(comm);
+        assert_true(cubind_mock_matches("ncclGetLastError"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        assert_ptr_equal(cubind_result, (const char *)cubind_expected);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_nccl_reset_debug_init(void **cubind_state)
 {
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_clear_error();
-    cubind_nccl_reset_debug_init();
-    assert_true(cubind_mock_matches("ncclResetDebugInit"));
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_clear_error();
+        cubind_nccl_reset_debug_init();
+        assert_true(cubind_mock_matches("ncclResetDebugInit"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_nccl_comm_get_async_error(void **cubind_state)
@@ -358,17 +467,23 @@ static void test_cubind_nccl_comm_get_async_error(void **cubind_state)
     ncclResult_t *asyncError = (ncclResult_t *)(uintptr_t)0x10011020u;
     const ncclResult_t cubind_expected = ncclSystemError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&asyncError, sizeof asyncError);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_get_async_error(comm, asyncError);
-    assert_true(cubind_mock_matches("ncclCommGetAsyncError"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommGetAsyncError", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&asyncError, sizeof asyncError);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_get_async_error(comm, asyncError);
+        assert_true(cubind_mock_matches("ncclCommGetAsyncError"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommGetAsyncError", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_count(void **cubind_state)
@@ -377,17 +492,23 @@ static void test_cubind_nccl_comm_count(void **cubind_state)
     int *count = (int *)(uintptr_t)0x10012020u;
     const ncclResult_t cubind_expected = ncclInternalError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_count(comm, count);
-    assert_true(cubind_mock_matches("ncclCommCount"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommCount", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_count(comm, count);
+        assert_true(cubind_mock_matches("ncclCommCount"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommCount", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_cu_device(void **cubind_state)
@@ -396,17 +517,23 @@ static void test_cubind_nccl_comm_cu_device(void **cubind_state)
     int *device = (int *)(uintptr_t)0x10013020u;
     const ncclResult_t cubind_expected = ncclInvalidArgument;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_cu_device(comm, device);
-    assert_true(cubind_mock_matches("ncclCommCuDevice"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommCuDevice", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_cu_device(comm, device);
+        assert_true(cubind_mock_matches("ncclCommCuDevice"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommCuDevice", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_user_rank(void **cubind_state)
@@ -415,17 +542,23 @@ static void test_cubind_nccl_comm_user_rank(void **cubind_state)
     int *rank = (int *)(uintptr_t)0x10014020u;
     const ncclResult_t cubind_expected = ncclInvalidUsage;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&rank, sizeof rank);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_user_rank(comm, rank);
-    assert_true(cubind_mock_matches("ncclCommUserRank"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommUserRank", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&rank, sizeof rank);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_user_rank(comm, rank);
+        assert_true(cubind_mock_matches("ncclCommUserRank"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommUserRank", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_register(void **cubind_state)
@@ -436,19 +569,25 @@ static void test_cubind_nccl_comm_register(void **cubind_state)
     void **handle = (void **)(uintptr_t)0x10015040u;
     const ncclResult_t cubind_expected = ncclRemoteError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&buff, sizeof buff);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_register(comm, buff, size, handle);
-    assert_true(cubind_mock_matches("ncclCommRegister"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommRegister", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&buff, sizeof buff);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_register(comm, buff, size, handle);
+        assert_true(cubind_mock_matches("ncclCommRegister"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommRegister", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_deregister(void **cubind_state)
@@ -457,17 +596,23 @@ static void test_cubind_nccl_comm_deregister(void **cubind_state)
     void *handle = (void *)(uintptr_t)0x10016020u;
     const ncclResult_t cubind_expected = ncclInProgress;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_deregister(comm, handle);
-    assert_true(cubind_mock_matches("ncclCommDeregister"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommDeregister", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_deregister(comm, handle);
+        assert_true(cubind_mock_matches("ncclCommDeregister"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommDeregister", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_window_register(void **cubind_state)
@@ -479,20 +624,26 @@ static void test_cubind_nccl_comm_window_register(void **cubind_state)
     int winFlags = (int)0x1205c4;
     const ncclResult_t cubind_expected = ncclNumResults;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&buff, sizeof buff);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&win, sizeof win);
-    cubind_mock_expect_arg(&winFlags, sizeof winFlags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_window_register(comm, buff, size, win, winFlags);
-    assert_true(cubind_mock_matches("ncclCommWindowRegister"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommWindowRegister", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&buff, sizeof buff);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&win, sizeof win);
+        cubind_mock_expect_arg(&winFlags, sizeof winFlags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_window_register(comm, buff, size, win, winFlags);
+        assert_true(cubind_mock_matches("ncclCommWindowRegister"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommWindowRegister", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_comm_window_deregister(void **cubind_state)
@@ -501,17 +652,23 @@ static void test_cubind_nccl_comm_window_deregister(void **cubind_state)
     ncclWindow_t win = (ncclWindow_t)(uintptr_t)0x10018020u;
     const ncclResult_t cubind_expected = ncclUnhandledCudaError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&win, sizeof win);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_comm_window_deregister(comm, win);
-    assert_true(cubind_mock_matches("ncclCommWindowDeregister"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommWindowDeregister", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&win, sizeof win);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_comm_window_deregister(comm, win);
+        assert_true(cubind_mock_matches("ncclCommWindowDeregister"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommWindowDeregister", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_red_op_create_pre_mul_sum(void **cubind_state)
@@ -523,20 +680,26 @@ static void test_cubind_nccl_red_op_create_pre_mul_sum(void **cubind_state)
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x10019050u;
     const ncclResult_t cubind_expected = ncclSystemError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&op, sizeof op);
-    cubind_mock_expect_arg(&scalar, sizeof scalar);
-    cubind_mock_expect_arg(&datatype, sizeof datatype);
-    cubind_mock_expect_arg(&residence, sizeof residence);
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_red_op_create_pre_mul_sum(op, scalar, datatype, residence, comm);
-    assert_true(cubind_mock_matches("ncclRedOpCreatePreMulSum"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclRedOpCreatePreMulSum", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&op, sizeof op);
+        cubind_mock_expect_arg(&scalar, sizeof scalar);
+        cubind_mock_expect_arg(&datatype, sizeof datatype);
+        cubind_mock_expect_arg(&residence, sizeof residence);
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_red_op_create_pre_mul_sum(op, scalar, datatype, residence, comm);
+        assert_true(cubind_mock_matches("ncclRedOpCreatePreMulSum"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclRedOpCreatePreMulSum", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_red_op_destroy(void **cubind_state)
@@ -545,17 +708,23 @@ static void test_cubind_nccl_red_op_destroy(void **cubind_state)
     ncclComm_t comm = (ncclComm_t)(uintptr_t)0x1001a020u;
     const ncclResult_t cubind_expected = ncclInternalError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&op, sizeof op);
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_red_op_destroy(op, comm);
-    assert_true(cubind_mock_matches("ncclRedOpDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclRedOpDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&op, sizeof op);
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_red_op_destroy(op, comm);
+        assert_true(cubind_mock_matches("ncclRedOpDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclRedOpDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_reduce(void **cubind_state)
@@ -570,23 +739,29 @@ static void test_cubind_nccl_reduce(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1001b080u;
     const ncclResult_t cubind_expected = ncclInvalidArgument;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
-    cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&datatype, sizeof datatype);
-    cubind_mock_expect_arg(&op, sizeof op);
-    cubind_mock_expect_arg(&root, sizeof root);
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_reduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    assert_true(cubind_mock_matches("ncclReduce"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclReduce", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
+        cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&datatype, sizeof datatype);
+        cubind_mock_expect_arg(&op, sizeof op);
+        cubind_mock_expect_arg(&root, sizeof root);
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_reduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+        assert_true(cubind_mock_matches("ncclReduce"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclReduce", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_bcast(void **cubind_state)
@@ -599,21 +774,27 @@ static void test_cubind_nccl_bcast(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1001c060u;
     const ncclResult_t cubind_expected = ncclInvalidUsage;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&buff, sizeof buff);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&datatype, sizeof datatype);
-    cubind_mock_expect_arg(&root, sizeof root);
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_bcast(buff, count, datatype, root, comm, stream);
-    assert_true(cubind_mock_matches("ncclBcast"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclBcast", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&buff, sizeof buff);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&datatype, sizeof datatype);
+        cubind_mock_expect_arg(&root, sizeof root);
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_bcast(buff, count, datatype, root, comm, stream);
+        assert_true(cubind_mock_matches("ncclBcast"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclBcast", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_broadcast(void **cubind_state)
@@ -627,22 +808,28 @@ static void test_cubind_nccl_broadcast(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1001d070u;
     const ncclResult_t cubind_expected = ncclRemoteError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
-    cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&datatype, sizeof datatype);
-    cubind_mock_expect_arg(&root, sizeof root);
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_broadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    assert_true(cubind_mock_matches("ncclBroadcast"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclBroadcast", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
+        cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&datatype, sizeof datatype);
+        cubind_mock_expect_arg(&root, sizeof root);
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_broadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+        assert_true(cubind_mock_matches("ncclBroadcast"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclBroadcast", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_all_reduce(void **cubind_state)
@@ -656,22 +843,28 @@ static void test_cubind_nccl_all_reduce(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1001e070u;
     const ncclResult_t cubind_expected = ncclInProgress;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
-    cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&datatype, sizeof datatype);
-    cubind_mock_expect_arg(&op, sizeof op);
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_all_reduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    assert_true(cubind_mock_matches("ncclAllReduce"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclAllReduce", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
+        cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&datatype, sizeof datatype);
+        cubind_mock_expect_arg(&op, sizeof op);
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_all_reduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+        assert_true(cubind_mock_matches("ncclAllReduce"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclAllReduce", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_reduce_scatter(void **cubind_state)
@@ -685,22 +878,28 @@ static void test_cubind_nccl_reduce_scatter(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1001f070u;
     const ncclResult_t cubind_expected = ncclNumResults;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
-    cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
-    cubind_mock_expect_arg(&recvcount, sizeof recvcount);
-    cubind_mock_expect_arg(&datatype, sizeof datatype);
-    cubind_mock_expect_arg(&op, sizeof op);
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_reduce_scatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    assert_true(cubind_mock_matches("ncclReduceScatter"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclReduceScatter", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
+        cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
+        cubind_mock_expect_arg(&recvcount, sizeof recvcount);
+        cubind_mock_expect_arg(&datatype, sizeof datatype);
+        cubind_mock_expect_arg(&op, sizeof op);
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_reduce_scatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+        assert_true(cubind_mock_matches("ncclReduceScatter"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclReduceScatter", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_all_gather(void **cubind_state)
@@ -713,21 +912,27 @@ static void test_cubind_nccl_all_gather(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10020060u;
     const ncclResult_t cubind_expected = ncclUnhandledCudaError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
-    cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
-    cubind_mock_expect_arg(&sendcount, sizeof sendcount);
-    cubind_mock_expect_arg(&datatype, sizeof datatype);
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_all_gather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    assert_true(cubind_mock_matches("ncclAllGather"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclAllGather", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
+        cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
+        cubind_mock_expect_arg(&sendcount, sizeof sendcount);
+        cubind_mock_expect_arg(&datatype, sizeof datatype);
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_all_gather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+        assert_true(cubind_mock_matches("ncclAllGather"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclAllGather", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_allto_all(void **cubind_state)
@@ -740,21 +945,27 @@ static void test_cubind_nccl_allto_all(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10021060u;
     const ncclResult_t cubind_expected = ncclSystemError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
-    cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&datatype, sizeof datatype);
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_allto_all(sendbuff, recvbuff, count, datatype, comm, stream);
-    assert_true(cubind_mock_matches("ncclAlltoAll"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclAlltoAll", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
+        cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&datatype, sizeof datatype);
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_allto_all(sendbuff, recvbuff, count, datatype, comm, stream);
+        assert_true(cubind_mock_matches("ncclAlltoAll"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclAlltoAll", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_gather(void **cubind_state)
@@ -768,22 +979,28 @@ static void test_cubind_nccl_gather(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10022070u;
     const ncclResult_t cubind_expected = ncclInternalError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
-    cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&datatype, sizeof datatype);
-    cubind_mock_expect_arg(&root, sizeof root);
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_gather(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    assert_true(cubind_mock_matches("ncclGather"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGather", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
+        cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&datatype, sizeof datatype);
+        cubind_mock_expect_arg(&root, sizeof root);
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_gather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+        assert_true(cubind_mock_matches("ncclGather"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGather", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_scatter(void **cubind_state)
@@ -797,22 +1014,28 @@ static void test_cubind_nccl_scatter(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10023070u;
     const ncclResult_t cubind_expected = ncclInvalidArgument;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
-    cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&datatype, sizeof datatype);
-    cubind_mock_expect_arg(&root, sizeof root);
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_scatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    assert_true(cubind_mock_matches("ncclScatter"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclScatter", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
+        cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&datatype, sizeof datatype);
+        cubind_mock_expect_arg(&root, sizeof root);
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_scatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+        assert_true(cubind_mock_matches("ncclScatter"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclScatter", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_send(void **cubind_state)
@@ -825,21 +1048,27 @@ static void test_cubind_nccl_send(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10024060u;
     const ncclResult_t cubind_expected = ncclInvalidUsage;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&datatype, sizeof datatype);
-    cubind_mock_expect_arg(&peer, sizeof peer);
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_send(sendbuff, count, datatype, peer, comm, stream);
-    assert_true(cubind_mock_matches("ncclSend"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclSend", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&sendbuff, sizeof sendbuff);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&datatype, sizeof datatype);
+        cubind_mock_expect_arg(&peer, sizeof peer);
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_send(sendbuff, count, datatype, peer, comm, stream);
+        assert_true(cubind_mock_matches("ncclSend"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclSend", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_recv(void **cubind_state)
@@ -852,51 +1081,69 @@ static void test_cubind_nccl_recv(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10025060u;
     const ncclResult_t cubind_expected = ncclRemoteError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&datatype, sizeof datatype);
-    cubind_mock_expect_arg(&peer, sizeof peer);
-    cubind_mock_expect_arg(&comm, sizeof comm);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_recv(recvbuff, count, datatype, peer, comm, stream);
-    assert_true(cubind_mock_matches("ncclRecv"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclRecv", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&recvbuff, sizeof recvbuff);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&datatype, sizeof datatype);
+        cubind_mock_expect_arg(&peer, sizeof peer);
+        cubind_mock_expect_arg(&comm, sizeof comm);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_recv(recvbuff, count, datatype, peer, comm, stream);
+        assert_true(cubind_mock_matches("ncclRecv"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclRecv", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_group_start(void **cubind_state)
 {
     const ncclResult_t cubind_expected = ncclInProgress;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_group_start();
-    assert_true(cubind_mock_matches("ncclGroupStart"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGroupStart", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_group_start();
+        assert_true(cubind_mock_matches("ncclGroupStart"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGroupStart", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_group_end(void **cubind_state)
 {
     const ncclResult_t cubind_expected = ncclNumResults;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_group_end();
-    assert_true(cubind_mock_matches("ncclGroupEnd"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGroupEnd", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_group_end();
+        assert_true(cubind_mock_matches("ncclGroupEnd"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGroupEnd", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nccl_group_simulate_end(void **cubind_state)
@@ -904,16 +1151,22 @@ static void test_cubind_nccl_group_simulate_end(void **cubind_state)
     ncclSimInfo_t *simInfo = (ncclSimInfo_t *)(uintptr_t)0x10028010u;
     const ncclResult_t cubind_expected = ncclUnhandledCudaError;
     ncclResult_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&simInfo, sizeof simInfo);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nccl_group_simulate_end(simInfo);
-    assert_true(cubind_mock_matches("ncclGroupSimulateEnd"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGroupSimulateEnd", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&simInfo, sizeof simInfo);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nccl_group_simulate_end(simInfo);
+        assert_true(cubind_mock_matches("ncclGroupSimulateEnd"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGroupSimulateEnd", (int)cubind_expected);
+    }
 }
 
 const struct CMUnitTest cubind_passthrough_nccl[] = {

@@ -16,6 +16,13 @@
 #include "passthrough.h"
 #include "recorder.h"
 
+/* Built twice: as passthrough, and with CUBIND_INLINE as passthrough-inline. */
+#if defined(CUBIND_INLINE)
+#define INLINE_FORM 1
+#else
+#define INLINE_FORM 0
+#endif
+
 
 static void test_cubind_nvjitlink_create(void **cubind_state)
 {
@@ -24,18 +31,24 @@ static void test_cubind_nvjitlink_create(void **cubind_state)
     const char *const *options = (const char *const *)(uintptr_t)0x10000030u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_UNRECOGNIZED_OPTION;
     nvJitLinkResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&numOptions, sizeof numOptions);
-    cubind_mock_expect_arg(&options, sizeof options);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvjitlink_create(handle, numOptions, options);
-    assert_true(cubind_mock_matches("__nvJitLinkCreate_13_0"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&numOptions, sizeof numOptions);
+        cubind_mock_expect_arg(&options, sizeof options);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_create(handle, numOptions, options);
+        assert_true(cubind_mock_matches("__nvJitLinkCreate_13_0"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvjitlink_destroy(void **cubind_state)
@@ -43,16 +56,22 @@ static void test_cubind_nvjitlink_destroy(void **cubind_state)
     nvJitLinkHandle *handle = (nvJitLinkHandle *)(uintptr_t)0x10001010u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_MISSING_ARCH;
     nvJitLinkResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvjitlink_destroy(handle);
-    assert_true(cubind_mock_matches("__nvJitLinkDestroy_13_0"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_destroy(handle);
+        assert_true(cubind_mock_matches("__nvJitLinkDestroy_13_0"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvjitlink_add_data(void **cubind_state)
@@ -64,20 +83,26 @@ static void test_cubind_nvjitlink_add_data(void **cubind_state)
     const char *name = (const char *)(uintptr_t)0x10002050u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INVALID_INPUT;
     nvJitLinkResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&inputType, sizeof inputType);
-    cubind_mock_expect_arg(&data, sizeof data);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvjitlink_add_data(handle, inputType, data, size, name);
-    assert_true(cubind_mock_matches("__nvJitLinkAddData_13_0"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkAddData", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&inputType, sizeof inputType);
+        cubind_mock_expect_arg(&data, sizeof data);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_add_data(handle, inputType, data, size, name);
+        assert_true(cubind_mock_matches("__nvJitLinkAddData_13_0"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkAddData", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvjitlink_add_file(void **cubind_state)
@@ -87,18 +112,24 @@ static void test_cubind_nvjitlink_add_file(void **cubind_state)
     const char *fileName = (const char *)(uintptr_t)0x10003030u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_PTX_COMPILE;
     nvJitLinkResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&inputType, sizeof inputType);
-    cubind_mock_expect_arg(&fileName, sizeof fileName);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvjitlink_add_file(handle, inputType, fileName);
-    assert_true(cubind_mock_matches("__nvJitLinkAddFile_13_0"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkAddFile", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&inputType, sizeof inputType);
+        cubind_mock_expect_arg(&fileName, sizeof fileName);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_add_file(handle, inputType, fileName);
+        assert_true(cubind_mock_matches("__nvJitLinkAddFile_13_0"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkAddFile", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvjitlink_complete(void **cubind_state)
@@ -106,16 +137,22 @@ static void test_cubind_nvjitlink_complete(void **cubind_state)
     nvJitLinkHandle handle = (nvJitLinkHandle)(uintptr_t)0x10004010u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_NVVM_COMPILE;
     nvJitLinkResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvjitlink_complete(handle);
-    assert_true(cubind_mock_matches("__nvJitLinkComplete_13_0"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkComplete", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_complete(handle);
+        assert_true(cubind_mock_matches("__nvJitLinkComplete_13_0"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkComplete", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
@@ -124,17 +161,23 @@ static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x10005020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INTERNAL;
     nvJitLinkResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvjitlink_get_linked_cubin_size(handle, size);
-    assert_true(cubind_mock_matches("__nvJitLinkGetLinkedCubinSize_13_0"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedCubinSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_linked_cubin_size(handle, size);
+        assert_true(cubind_mock_matches("__nvJitLinkGetLinkedCubinSize_13_0"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedCubinSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
@@ -143,17 +186,23 @@ static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
     void *cubin = (void *)(uintptr_t)0x10006020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_THREADPOOL;
     nvJitLinkResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&cubin, sizeof cubin);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvjitlink_get_linked_cubin(handle, cubin);
-    assert_true(cubind_mock_matches("__nvJitLinkGetLinkedCubin_13_0"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedCubin", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&cubin, sizeof cubin);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_linked_cubin(handle, cubin);
+        assert_true(cubind_mock_matches("__nvJitLinkGetLinkedCubin_13_0"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedCubin", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
@@ -162,17 +211,23 @@ static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x10007020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_UNRECOGNIZED_INPUT;
     nvJitLinkResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvjitlink_get_linked_ptx_size(handle, size);
-    assert_true(cubind_mock_matches("__nvJitLinkGetLinkedPtxSize_13_0"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedPtxSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_linked_ptx_size(handle, size);
+        assert_true(cubind_mock_matches("__nvJitLinkGetLinkedPtxSize_13_0"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedPtxSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
@@ -181,17 +236,23 @@ static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
     char *ptx = (char *)(uintptr_t)0x10008020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_FINALIZE;
     nvJitLinkResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&ptx, sizeof ptx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvjitlink_get_linked_ptx(handle, ptx);
-    assert_true(cubind_mock_matches("__nvJitLinkGetLinkedPtx_13_0"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedPtx", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&ptx, sizeof ptx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_linked_ptx(handle, ptx);
+        assert_true(cubind_mock_matches("__nvJitLinkGetLinkedPtx_13_0"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedPtx", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
@@ -200,17 +261,23 @@ static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x10009020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_NULL_INPUT;
     nvJitLinkResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvjitlink_get_error_log_size(handle, size);
-    assert_true(cubind_mock_matches("__nvJitLinkGetErrorLogSize_13_0"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetErrorLogSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_error_log_size(handle, size);
+        assert_true(cubind_mock_matches("__nvJitLinkGetErrorLogSize_13_0"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetErrorLogSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
@@ -219,17 +286,23 @@ static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
     char *log = (char *)(uintptr_t)0x1000a020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS;
     nvJitLinkResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&log, sizeof log);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvjitlink_get_error_log(handle, log);
-    assert_true(cubind_mock_matches("__nvJitLinkGetErrorLog_13_0"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetErrorLog", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&log, sizeof log);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_error_log(handle, log);
+        assert_true(cubind_mock_matches("__nvJitLinkGetErrorLog_13_0"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetErrorLog", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
@@ -238,17 +311,23 @@ static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x1000b020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INCORRECT_INPUT_TYPE;
     nvJitLinkResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvjitlink_get_info_log_size(handle, size);
-    assert_true(cubind_mock_matches("__nvJitLinkGetInfoLogSize_13_0"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetInfoLogSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_info_log_size(handle, size);
+        assert_true(cubind_mock_matches("__nvJitLinkGetInfoLogSize_13_0"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetInfoLogSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvjitlink_get_info_log(void **cubind_state)
@@ -257,17 +336,23 @@ static void test_cubind_nvjitlink_get_info_log(void **cubind_state)
     char *log = (char *)(uintptr_t)0x1000c020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_ARCH_MISMATCH;
     nvJitLinkResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&log, sizeof log);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvjitlink_get_info_log(handle, log);
-    assert_true(cubind_mock_matches("__nvJitLinkGetInfoLog_13_0"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetInfoLog", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&log, sizeof log);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_get_info_log(handle, log);
+        assert_true(cubind_mock_matches("__nvJitLinkGetInfoLog_13_0"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetInfoLog", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvjitlink_version(void **cubind_state)
@@ -276,17 +361,23 @@ static void test_cubind_nvjitlink_version(void **cubind_state)
     unsigned int *minor = (unsigned int *)(uintptr_t)0x1000d020u;
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_OUTDATED_LIBRARY;
     nvJitLinkResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&major, sizeof major);
-    cubind_mock_expect_arg(&minor, sizeof minor);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvjitlink_version(major, minor);
-    assert_true(cubind_mock_matches("nvJitLinkVersion"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkVersion", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&major, sizeof major);
+        cubind_mock_expect_arg(&minor, sizeof minor);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvjitlink_version(major, minor);
+        assert_true(cubind_mock_matches("nvJitLinkVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkVersion", (int)cubind_expected);
+    }
 }
 
 const struct CMUnitTest cubind_passthrough_nvjitlink[] = {

@@ -16,22 +16,35 @@
 #include "passthrough.h"
 #include "recorder.h"
 
+/* Built twice: as passthrough, and with CUBIND_INLINE as passthrough-inline. */
+#if defined(CUBIND_INLINE)
+#define INLINE_FORM 1
+#else
+#define INLINE_FORM 0
+#endif
+
 
 static void test_cubind_nvrtc_get_error_string(void **cubind_state)
 {
     nvrtcResult result = (nvrtcResult)64;
     const uintptr_t cubind_expected = 0x51u;
     const char * cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&result, sizeof result);
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_error_string(result);
-    assert_true(cubind_mock_matches("nvrtcGetErrorString"));
-    assert_ptr_equal(cubind_result, (const char *)cubind_expected);
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&result, sizeof result);
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_error_string(result);
+        assert_true(cubind_mock_matches("nvrtcGetErrorString"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        assert_ptr_equal(cubind_result, (const char *)cubind_expected);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_nvrtc_version(void **cubind_state)
@@ -40,17 +53,23 @@ static void test_cubind_nvrtc_version(void **cubind_state)
     int *minor = (int *)(uintptr_t)0x10001020u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_PROGRAM_CREATION_FAILURE;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&major, sizeof major);
-    cubind_mock_expect_arg(&minor, sizeof minor);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_version(major, minor);
-    assert_true(cubind_mock_matches("nvrtcVersion"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcVersion", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&major, sizeof major);
+        cubind_mock_expect_arg(&minor, sizeof minor);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_version(major, minor);
+        assert_true(cubind_mock_matches("nvrtcVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcVersion", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_num_supported_archs(void **cubind_state)
@@ -58,16 +77,22 @@ static void test_cubind_nvrtc_get_num_supported_archs(void **cubind_state)
     int *numArchs = (int *)(uintptr_t)0x10002010u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_INPUT;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&numArchs, sizeof numArchs);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_num_supported_archs(numArchs);
-    assert_true(cubind_mock_matches("nvrtcGetNumSupportedArchs"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetNumSupportedArchs", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&numArchs, sizeof numArchs);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_num_supported_archs(numArchs);
+        assert_true(cubind_mock_matches("nvrtcGetNumSupportedArchs"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetNumSupportedArchs", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_supported_archs(void **cubind_state)
@@ -75,16 +100,22 @@ static void test_cubind_nvrtc_get_supported_archs(void **cubind_state)
     int *supportedArchs = (int *)(uintptr_t)0x10003010u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_PROGRAM;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&supportedArchs, sizeof supportedArchs);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_supported_archs(supportedArchs);
-    assert_true(cubind_mock_matches("nvrtcGetSupportedArchs"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetSupportedArchs", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&supportedArchs, sizeof supportedArchs);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_supported_archs(supportedArchs);
+        assert_true(cubind_mock_matches("nvrtcGetSupportedArchs"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetSupportedArchs", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_create_program(void **cubind_state)
@@ -97,21 +128,27 @@ static void test_cubind_nvrtc_create_program(void **cubind_state)
     const char *const *includeNames = (const char *const *)(uintptr_t)0x10004060u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_OPTION;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_expect_arg(&numHeaders, sizeof numHeaders);
-    cubind_mock_expect_arg(&headers, sizeof headers);
-    cubind_mock_expect_arg(&includeNames, sizeof includeNames);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_create_program(prog, src, name, numHeaders, headers, includeNames);
-    assert_true(cubind_mock_matches("nvrtcCreateProgram"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcCreateProgram", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_expect_arg(&numHeaders, sizeof numHeaders);
+        cubind_mock_expect_arg(&headers, sizeof headers);
+        cubind_mock_expect_arg(&includeNames, sizeof includeNames);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_create_program(prog, src, name, numHeaders, headers, includeNames);
+        assert_true(cubind_mock_matches("nvrtcCreateProgram"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcCreateProgram", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_destroy_program(void **cubind_state)
@@ -119,16 +156,22 @@ static void test_cubind_nvrtc_destroy_program(void **cubind_state)
     nvrtcProgram *prog = (nvrtcProgram *)(uintptr_t)0x10005010u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_COMPILATION;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_destroy_program(prog);
-    assert_true(cubind_mock_matches("nvrtcDestroyProgram"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcDestroyProgram", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_destroy_program(prog);
+        assert_true(cubind_mock_matches("nvrtcDestroyProgram"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcDestroyProgram", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_compile_program(void **cubind_state)
@@ -138,18 +181,24 @@ static void test_cubind_nvrtc_compile_program(void **cubind_state)
     const char *const *options = (const char *const *)(uintptr_t)0x10006030u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&numOptions, sizeof numOptions);
-    cubind_mock_expect_arg(&options, sizeof options);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_compile_program(prog, numOptions, options);
-    assert_true(cubind_mock_matches("nvrtcCompileProgram"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcCompileProgram", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&numOptions, sizeof numOptions);
+        cubind_mock_expect_arg(&options, sizeof options);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_compile_program(prog, numOptions, options);
+        assert_true(cubind_mock_matches("nvrtcCompileProgram"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcCompileProgram", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_ptx_size(void **cubind_state)
@@ -158,17 +207,23 @@ static void test_cubind_nvrtc_get_ptx_size(void **cubind_state)
     size_t *ptxSizeRet = (size_t *)(uintptr_t)0x10007020u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&ptxSizeRet, sizeof ptxSizeRet);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_ptx_size(prog, ptxSizeRet);
-    assert_true(cubind_mock_matches("nvrtcGetPTXSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPTXSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&ptxSizeRet, sizeof ptxSizeRet);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_ptx_size(prog, ptxSizeRet);
+        assert_true(cubind_mock_matches("nvrtcGetPTXSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPTXSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_ptx(void **cubind_state)
@@ -177,17 +232,23 @@ static void test_cubind_nvrtc_get_ptx(void **cubind_state)
     char *ptx = (char *)(uintptr_t)0x10008020u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&ptx, sizeof ptx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_ptx(prog, ptx);
-    assert_true(cubind_mock_matches("nvrtcGetPTX"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPTX", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&ptx, sizeof ptx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_ptx(prog, ptx);
+        assert_true(cubind_mock_matches("nvrtcGetPTX"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPTX", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_cubin_size(void **cubind_state)
@@ -196,17 +257,23 @@ static void test_cubind_nvrtc_get_cubin_size(void **cubind_state)
     size_t *cubinSizeRet = (size_t *)(uintptr_t)0x10009020u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&cubinSizeRet, sizeof cubinSizeRet);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_cubin_size(prog, cubinSizeRet);
-    assert_true(cubind_mock_matches("nvrtcGetCUBINSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetCUBINSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&cubinSizeRet, sizeof cubinSizeRet);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_cubin_size(prog, cubinSizeRet);
+        assert_true(cubind_mock_matches("nvrtcGetCUBINSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetCUBINSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_cubin(void **cubind_state)
@@ -215,17 +282,23 @@ static void test_cubind_nvrtc_get_cubin(void **cubind_state)
     char *cubin = (char *)(uintptr_t)0x1000a020u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_INTERNAL_ERROR;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&cubin, sizeof cubin);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_cubin(prog, cubin);
-    assert_true(cubind_mock_matches("nvrtcGetCUBIN"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetCUBIN", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&cubin, sizeof cubin);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_cubin(prog, cubin);
+        assert_true(cubind_mock_matches("nvrtcGetCUBIN"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetCUBIN", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_ltoir_size(void **cubind_state)
@@ -234,17 +307,23 @@ static void test_cubind_nvrtc_get_ltoir_size(void **cubind_state)
     size_t *LTOIRSizeRet = (size_t *)(uintptr_t)0x1000b020u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_TIME_FILE_WRITE_FAILED;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&LTOIRSizeRet, sizeof LTOIRSizeRet);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_ltoir_size(prog, LTOIRSizeRet);
-    assert_true(cubind_mock_matches("nvrtcGetLTOIRSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetLTOIRSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&LTOIRSizeRet, sizeof LTOIRSizeRet);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_ltoir_size(prog, LTOIRSizeRet);
+        assert_true(cubind_mock_matches("nvrtcGetLTOIRSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetLTOIRSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_ltoir(void **cubind_state)
@@ -253,17 +332,23 @@ static void test_cubind_nvrtc_get_ltoir(void **cubind_state)
     char *LTOIR = (char *)(uintptr_t)0x1000c020u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&LTOIR, sizeof LTOIR);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_ltoir(prog, LTOIR);
-    assert_true(cubind_mock_matches("nvrtcGetLTOIR"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetLTOIR", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&LTOIR, sizeof LTOIR);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_ltoir(prog, LTOIR);
+        assert_true(cubind_mock_matches("nvrtcGetLTOIR"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetLTOIR", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_opti_xir_size(void **cubind_state)
@@ -272,17 +357,23 @@ static void test_cubind_nvrtc_get_opti_xir_size(void **cubind_state)
     size_t *optixirSizeRet = (size_t *)(uintptr_t)0x1000d020u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&optixirSizeRet, sizeof optixirSizeRet);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_opti_xir_size(prog, optixirSizeRet);
-    assert_true(cubind_mock_matches("nvrtcGetOptiXIRSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetOptiXIRSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&optixirSizeRet, sizeof optixirSizeRet);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_opti_xir_size(prog, optixirSizeRet);
+        assert_true(cubind_mock_matches("nvrtcGetOptiXIRSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetOptiXIRSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_opti_xir(void **cubind_state)
@@ -291,17 +382,23 @@ static void test_cubind_nvrtc_get_opti_xir(void **cubind_state)
     char *optixir = (char *)(uintptr_t)0x1000e020u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_PCH_CREATE;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&optixir, sizeof optixir);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_opti_xir(prog, optixir);
-    assert_true(cubind_mock_matches("nvrtcGetOptiXIR"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetOptiXIR", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&optixir, sizeof optixir);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_opti_xir(prog, optixir);
+        assert_true(cubind_mock_matches("nvrtcGetOptiXIR"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetOptiXIR", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_program_log_size(void **cubind_state)
@@ -310,17 +407,23 @@ static void test_cubind_nvrtc_get_program_log_size(void **cubind_state)
     size_t *logSizeRet = (size_t *)(uintptr_t)0x1000f020u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_CANCELLED;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&logSizeRet, sizeof logSizeRet);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_program_log_size(prog, logSizeRet);
-    assert_true(cubind_mock_matches("nvrtcGetProgramLogSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetProgramLogSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&logSizeRet, sizeof logSizeRet);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_program_log_size(prog, logSizeRet);
+        assert_true(cubind_mock_matches("nvrtcGetProgramLogSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetProgramLogSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_program_log(void **cubind_state)
@@ -329,17 +432,23 @@ static void test_cubind_nvrtc_get_program_log(void **cubind_state)
     char *log = (char *)(uintptr_t)0x10010020u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&log, sizeof log);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_program_log(prog, log);
-    assert_true(cubind_mock_matches("nvrtcGetProgramLog"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetProgramLog", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&log, sizeof log);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_program_log(prog, log);
+        assert_true(cubind_mock_matches("nvrtcGetProgramLog"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetProgramLog", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_add_name_expression(void **cubind_state)
@@ -348,17 +457,23 @@ static void test_cubind_nvrtc_add_name_expression(void **cubind_state)
     const char *const name_expression = (const char *const)(uintptr_t)0x10011020u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_OUT_OF_MEMORY;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&name_expression, sizeof name_expression);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_add_name_expression(prog, name_expression);
-    assert_true(cubind_mock_matches("nvrtcAddNameExpression"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcAddNameExpression", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&name_expression, sizeof name_expression);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_add_name_expression(prog, name_expression);
+        assert_true(cubind_mock_matches("nvrtcAddNameExpression"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcAddNameExpression", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_lowered_name(void **cubind_state)
@@ -368,18 +483,24 @@ static void test_cubind_nvrtc_get_lowered_name(void **cubind_state)
     const char **lowered_name = (const char **)(uintptr_t)0x10012030u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_PROGRAM_CREATION_FAILURE;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&name_expression, sizeof name_expression);
-    cubind_mock_expect_arg(&lowered_name, sizeof lowered_name);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_lowered_name(prog, name_expression, lowered_name);
-    assert_true(cubind_mock_matches("nvrtcGetLoweredName"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetLoweredName", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&name_expression, sizeof name_expression);
+        cubind_mock_expect_arg(&lowered_name, sizeof lowered_name);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_lowered_name(prog, name_expression, lowered_name);
+        assert_true(cubind_mock_matches("nvrtcGetLoweredName"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetLoweredName", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
@@ -387,16 +508,22 @@ static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
     size_t *ret = (size_t *)(uintptr_t)0x10013010u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_INPUT;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ret, sizeof ret);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_pch_heap_size(ret);
-    assert_true(cubind_mock_matches("nvrtcGetPCHHeapSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPCHHeapSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ret, sizeof ret);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_pch_heap_size(ret);
+        assert_true(cubind_mock_matches("nvrtcGetPCHHeapSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPCHHeapSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
@@ -404,16 +531,22 @@ static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
     size_t size = (size_t)0x123400001400LL;
     const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_PROGRAM;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_set_pch_heap_size(size);
-    assert_true(cubind_mock_matches("nvrtcSetPCHHeapSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcSetPCHHeapSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_set_pch_heap_size(size);
+        assert_true(cubind_mock_matches("nvrtcSetPCHHeapSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcSetPCHHeapSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_pch_create_status(void **cubind_state)
@@ -421,16 +554,22 @@ static void test_cubind_nvrtc_get_pch_create_status(void **cubind_state)
     nvrtcProgram prog = (nvrtcProgram)(uintptr_t)0x10015010u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_OPTION;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_pch_create_status(prog);
-    assert_true(cubind_mock_matches("nvrtcGetPCHCreateStatus"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPCHCreateStatus", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_pch_create_status(prog);
+        assert_true(cubind_mock_matches("nvrtcGetPCHCreateStatus"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPCHCreateStatus", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
@@ -439,17 +578,23 @@ static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
     size_t *size = (size_t *)(uintptr_t)0x10016020u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_COMPILATION;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_get_pch_heap_size_required(prog, size);
-    assert_true(cubind_mock_matches("nvrtcGetPCHHeapSizeRequired"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPCHHeapSizeRequired", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_get_pch_heap_size_required(prog, size);
+        assert_true(cubind_mock_matches("nvrtcGetPCHHeapSizeRequired"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPCHHeapSizeRequired", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_nvrtc_set_flow_callback(void **cubind_state)
@@ -459,18 +604,24 @@ static void test_cubind_nvrtc_set_flow_callback(void **cubind_state)
     void *payload = (void *)(uintptr_t)0x10017030u;
     const nvrtcResult cubind_expected = NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
     nvrtcResult cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prog, sizeof prog);
-    cubind_mock_expect_arg(&callback, sizeof callback);
-    cubind_mock_expect_arg(&payload, sizeof payload);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_nvrtc_set_flow_callback(prog, callback, payload);
-    assert_true(cubind_mock_matches("nvrtcSetFlowCallback"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcSetFlowCallback", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prog, sizeof prog);
+        cubind_mock_expect_arg(&callback, sizeof callback);
+        cubind_mock_expect_arg(&payload, sizeof payload);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_nvrtc_set_flow_callback(prog, callback, payload);
+        assert_true(cubind_mock_matches("nvrtcSetFlowCallback"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcSetFlowCallback", (int)cubind_expected);
+    }
 }
 
 const struct CMUnitTest cubind_passthrough_nvrtc[] = {

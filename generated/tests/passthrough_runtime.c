@@ -16,35 +16,54 @@
 #include "passthrough.h"
 #include "recorder.h"
 
+/* Built twice: as passthrough, and with CUBIND_INLINE as passthrough-inline. */
+#if defined(CUBIND_INLINE)
+#define INLINE_FORM 1
+#else
+#define INLINE_FORM 0
+#endif
+
 
 static void test_cubind_runtime_device_reset(void **cubind_state)
 {
     const cudaError_t cubind_expected = cudaErrorInvalidValue;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_reset();
-    assert_true(cubind_mock_matches("cudaDeviceReset"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceReset", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_reset();
+        assert_true(cubind_mock_matches("cudaDeviceReset"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceReset", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_synchronize(void **cubind_state)
 {
     const cudaError_t cubind_expected = cudaErrorMemoryAllocation;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_synchronize();
-    assert_true(cubind_mock_matches("cudaDeviceSynchronize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSynchronize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_synchronize();
+        assert_true(cubind_mock_matches("cudaDeviceSynchronize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSynchronize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_set_limit(void **cubind_state)
@@ -53,17 +72,23 @@ static void test_cubind_runtime_device_set_limit(void **cubind_state)
     size_t value = (size_t)0x123400000201LL;
     const cudaError_t cubind_expected = cudaErrorInitializationError;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&limit, sizeof limit);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_set_limit(limit, value);
-    assert_true(cubind_mock_matches("cudaDeviceSetLimit"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetLimit", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&limit, sizeof limit);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_set_limit(limit, value);
+        assert_true(cubind_mock_matches("cudaDeviceSetLimit"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetLimit", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_limit(void **cubind_state)
@@ -72,17 +97,23 @@ static void test_cubind_runtime_device_get_limit(void **cubind_state)
     enum cudaLimit limit = (enum cudaLimit)65;
     const cudaError_t cubind_expected = cudaErrorCudartUnloading;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pValue, sizeof pValue);
-    cubind_mock_expect_arg(&limit, sizeof limit);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_limit(pValue, limit);
-    assert_true(cubind_mock_matches("cudaDeviceGetLimit"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetLimit", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pValue, sizeof pValue);
+        cubind_mock_expect_arg(&limit, sizeof limit);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_limit(pValue, limit);
+        assert_true(cubind_mock_matches("cudaDeviceGetLimit"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetLimit", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_texture1_d_linear_max_width(void **cubind_state)
@@ -92,18 +123,24 @@ static void test_cubind_runtime_device_get_texture1_d_linear_max_width(void **cu
     int device = (int)0x120102;
     const cudaError_t cubind_expected = cudaErrorProfilerDisabled;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&maxWidthInElements, sizeof maxWidthInElements);
-    cubind_mock_expect_arg(&fmtDesc, sizeof fmtDesc);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_texture1_d_linear_max_width(maxWidthInElements, fmtDesc, device);
-    assert_true(cubind_mock_matches("cudaDeviceGetTexture1DLinearMaxWidth"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetTexture1DLinearMaxWidth", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&maxWidthInElements, sizeof maxWidthInElements);
+        cubind_mock_expect_arg(&fmtDesc, sizeof fmtDesc);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_texture1_d_linear_max_width(maxWidthInElements, fmtDesc, device);
+        assert_true(cubind_mock_matches("cudaDeviceGetTexture1DLinearMaxWidth"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetTexture1DLinearMaxWidth", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_cache_config(void **cubind_state)
@@ -111,16 +148,22 @@ static void test_cubind_runtime_device_get_cache_config(void **cubind_state)
     enum cudaFuncCache *pCacheConfig = (enum cudaFuncCache *)(uintptr_t)0x10005010u;
     const cudaError_t cubind_expected = cudaErrorProfilerNotInitialized;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pCacheConfig, sizeof pCacheConfig);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_cache_config(pCacheConfig);
-    assert_true(cubind_mock_matches("cudaDeviceGetCacheConfig"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetCacheConfig", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pCacheConfig, sizeof pCacheConfig);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_cache_config(pCacheConfig);
+        assert_true(cubind_mock_matches("cudaDeviceGetCacheConfig"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetCacheConfig", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_stream_priority_range(void **cubind_state)
@@ -129,17 +172,23 @@ static void test_cubind_runtime_device_get_stream_priority_range(void **cubind_s
     int *greatestPriority = (int *)(uintptr_t)0x10006020u;
     const cudaError_t cubind_expected = cudaErrorProfilerAlreadyStarted;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&leastPriority, sizeof leastPriority);
-    cubind_mock_expect_arg(&greatestPriority, sizeof greatestPriority);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_stream_priority_range(leastPriority, greatestPriority);
-    assert_true(cubind_mock_matches("cudaDeviceGetStreamPriorityRange"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetStreamPriorityRange", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&leastPriority, sizeof leastPriority);
+        cubind_mock_expect_arg(&greatestPriority, sizeof greatestPriority);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_stream_priority_range(leastPriority, greatestPriority);
+        assert_true(cubind_mock_matches("cudaDeviceGetStreamPriorityRange"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetStreamPriorityRange", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_set_cache_config(void **cubind_state)
@@ -147,16 +196,22 @@ static void test_cubind_runtime_device_set_cache_config(void **cubind_state)
     enum cudaFuncCache cacheConfig = (enum cudaFuncCache)64;
     const cudaError_t cubind_expected = cudaErrorProfilerAlreadyStopped;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&cacheConfig, sizeof cacheConfig);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_set_cache_config(cacheConfig);
-    assert_true(cubind_mock_matches("cudaDeviceSetCacheConfig"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetCacheConfig", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&cacheConfig, sizeof cacheConfig);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_set_cache_config(cacheConfig);
+        assert_true(cubind_mock_matches("cudaDeviceSetCacheConfig"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetCacheConfig", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_by_pci_bus_id(void **cubind_state)
@@ -165,17 +220,23 @@ static void test_cubind_runtime_device_get_by_pci_bus_id(void **cubind_state)
     const char *pciBusId = (const char *)(uintptr_t)0x10008020u;
     const cudaError_t cubind_expected = cudaErrorInvalidConfiguration;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&pciBusId, sizeof pciBusId);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_by_pci_bus_id(device, pciBusId);
-    assert_true(cubind_mock_matches("cudaDeviceGetByPCIBusId"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetByPCIBusId", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&pciBusId, sizeof pciBusId);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_by_pci_bus_id(device, pciBusId);
+        assert_true(cubind_mock_matches("cudaDeviceGetByPCIBusId"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetByPCIBusId", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_pci_bus_id(void **cubind_state)
@@ -185,18 +246,24 @@ static void test_cubind_runtime_device_get_pci_bus_id(void **cubind_state)
     int device = (int)0x120242;
     const cudaError_t cubind_expected = cudaErrorInvalidPitchValue;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pciBusId, sizeof pciBusId);
-    cubind_mock_expect_arg(&len, sizeof len);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_pci_bus_id(pciBusId, len, device);
-    assert_true(cubind_mock_matches("cudaDeviceGetPCIBusId"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetPCIBusId", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pciBusId, sizeof pciBusId);
+        cubind_mock_expect_arg(&len, sizeof len);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_pci_bus_id(pciBusId, len, device);
+        assert_true(cubind_mock_matches("cudaDeviceGetPCIBusId"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetPCIBusId", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_ipc_get_event_handle(void **cubind_state)
@@ -205,17 +272,23 @@ static void test_cubind_runtime_ipc_get_event_handle(void **cubind_state)
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x1000a020u;
     const cudaError_t cubind_expected = cudaErrorInvalidSymbol;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_ipc_get_event_handle(handle, event);
-    assert_true(cubind_mock_matches("cudaIpcGetEventHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcGetEventHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_ipc_get_event_handle(handle, event);
+        assert_true(cubind_mock_matches("cudaIpcGetEventHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcGetEventHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_ipc_open_event_handle(void **cubind_state)
@@ -224,18 +297,24 @@ static void test_cubind_runtime_ipc_open_event_handle(void **cubind_state)
     cudaIpcEventHandle_t handle;
     const cudaError_t cubind_expected = cudaErrorInvalidHostPointer;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&handle, 66, sizeof handle);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_ipc_open_event_handle(event, handle);
-    assert_true(cubind_mock_matches("cudaIpcOpenEventHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcOpenEventHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_ipc_open_event_handle(event, handle);
+        assert_true(cubind_mock_matches("cudaIpcOpenEventHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcOpenEventHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_ipc_get_mem_handle(void **cubind_state)
@@ -244,17 +323,23 @@ static void test_cubind_runtime_ipc_get_mem_handle(void **cubind_state)
     void *devPtr = (void *)(uintptr_t)0x1000c020u;
     const cudaError_t cubind_expected = cudaErrorInvalidDevicePointer;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_ipc_get_mem_handle(handle, devPtr);
-    assert_true(cubind_mock_matches("cudaIpcGetMemHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcGetMemHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_ipc_get_mem_handle(handle, devPtr);
+        assert_true(cubind_mock_matches("cudaIpcGetMemHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcGetMemHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_ipc_open_mem_handle(void **cubind_state)
@@ -264,19 +349,25 @@ static void test_cubind_runtime_ipc_open_mem_handle(void **cubind_state)
     unsigned int flags = (unsigned int)0x120342;
     const cudaError_t cubind_expected = cudaErrorInvalidTexture;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&handle, 66, sizeof handle);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&handle, sizeof handle);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_ipc_open_mem_handle(devPtr, handle, flags);
-    assert_true(cubind_mock_matches("cudaIpcOpenMemHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcOpenMemHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&handle, sizeof handle);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_ipc_open_mem_handle(devPtr, handle, flags);
+        assert_true(cubind_mock_matches("cudaIpcOpenMemHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcOpenMemHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_ipc_close_mem_handle(void **cubind_state)
@@ -284,16 +375,22 @@ static void test_cubind_runtime_ipc_close_mem_handle(void **cubind_state)
     void *devPtr = (void *)(uintptr_t)0x1000e010u;
     const cudaError_t cubind_expected = cudaErrorInvalidTextureBinding;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_ipc_close_mem_handle(devPtr);
-    assert_true(cubind_mock_matches("cudaIpcCloseMemHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcCloseMemHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_ipc_close_mem_handle(devPtr);
+        assert_true(cubind_mock_matches("cudaIpcCloseMemHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcCloseMemHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_flush_gpu_direct_rdma_writes(void **cubind_state)
@@ -302,17 +399,23 @@ static void test_cubind_runtime_device_flush_gpu_direct_rdma_writes(void **cubin
     enum cudaFlushGPUDirectRDMAWritesScope scope = (enum cudaFlushGPUDirectRDMAWritesScope)65;
     const cudaError_t cubind_expected = cudaErrorInvalidChannelDescriptor;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&target, sizeof target);
-    cubind_mock_expect_arg(&scope, sizeof scope);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_flush_gpu_direct_rdma_writes(target, scope);
-    assert_true(cubind_mock_matches("cudaDeviceFlushGPUDirectRDMAWrites"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceFlushGPUDirectRDMAWrites", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&target, sizeof target);
+        cubind_mock_expect_arg(&scope, sizeof scope);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_flush_gpu_direct_rdma_writes(target, scope);
+        assert_true(cubind_mock_matches("cudaDeviceFlushGPUDirectRDMAWrites"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceFlushGPUDirectRDMAWrites", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_register_async_notification(void **cubind_state)
@@ -323,19 +426,25 @@ static void test_cubind_runtime_device_register_async_notification(void **cubind
     cudaAsyncCallbackHandle_t *callback = (cudaAsyncCallbackHandle_t *)(uintptr_t)0x10010040u;
     const cudaError_t cubind_expected = cudaErrorInvalidMemcpyDirection;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&callbackFunc, sizeof callbackFunc);
-    cubind_mock_expect_arg(&userData, sizeof userData);
-    cubind_mock_expect_arg(&callback, sizeof callback);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_register_async_notification(device, callbackFunc, userData, callback);
-    assert_true(cubind_mock_matches("cudaDeviceRegisterAsyncNotification"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceRegisterAsyncNotification", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&callbackFunc, sizeof callbackFunc);
+        cubind_mock_expect_arg(&userData, sizeof userData);
+        cubind_mock_expect_arg(&callback, sizeof callback);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_register_async_notification(device, callbackFunc, userData, callback);
+        assert_true(cubind_mock_matches("cudaDeviceRegisterAsyncNotification"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceRegisterAsyncNotification", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_unregister_async_notification(void **cubind_state)
@@ -344,17 +453,23 @@ static void test_cubind_runtime_device_unregister_async_notification(void **cubi
     cudaAsyncCallbackHandle_t callback = (cudaAsyncCallbackHandle_t)(uintptr_t)0x10011020u;
     const cudaError_t cubind_expected = cudaErrorAddressOfConstant;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&callback, sizeof callback);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_unregister_async_notification(device, callback);
-    assert_true(cubind_mock_matches("cudaDeviceUnregisterAsyncNotification"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceUnregisterAsyncNotification", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&callback, sizeof callback);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_unregister_async_notification(device, callback);
+        assert_true(cubind_mock_matches("cudaDeviceUnregisterAsyncNotification"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceUnregisterAsyncNotification", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_shared_mem_config(void **cubind_state)
@@ -362,16 +477,22 @@ static void test_cubind_runtime_device_get_shared_mem_config(void **cubind_state
     enum cudaSharedMemConfig *pConfig = (enum cudaSharedMemConfig *)(uintptr_t)0x10012010u;
     const cudaError_t cubind_expected = cudaErrorTextureFetchFailed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pConfig, sizeof pConfig);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_shared_mem_config(pConfig);
-    assert_true(cubind_mock_matches("cudaDeviceGetSharedMemConfig"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetSharedMemConfig", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pConfig, sizeof pConfig);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_shared_mem_config(pConfig);
+        assert_true(cubind_mock_matches("cudaDeviceGetSharedMemConfig"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetSharedMemConfig", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_set_shared_mem_config(void **cubind_state)
@@ -379,46 +500,64 @@ static void test_cubind_runtime_device_set_shared_mem_config(void **cubind_state
     enum cudaSharedMemConfig config = (enum cudaSharedMemConfig)64;
     const cudaError_t cubind_expected = cudaErrorTextureNotBound;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_set_shared_mem_config(config);
-    assert_true(cubind_mock_matches("cudaDeviceSetSharedMemConfig"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetSharedMemConfig", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_set_shared_mem_config(config);
+        assert_true(cubind_mock_matches("cudaDeviceSetSharedMemConfig"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetSharedMemConfig", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_last_error(void **cubind_state)
 {
     const cudaError_t cubind_expected = cudaErrorSynchronizationError;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_last_error();
-    assert_true(cubind_mock_matches("cudaGetLastError"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetLastError", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_last_error();
+        assert_true(cubind_mock_matches("cudaGetLastError"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetLastError", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_peek_at_last_error(void **cubind_state)
 {
     const cudaError_t cubind_expected = cudaErrorInvalidFilterSetting;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_peek_at_last_error();
-    assert_true(cubind_mock_matches("cudaPeekAtLastError"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaPeekAtLastError", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_peek_at_last_error();
+        assert_true(cubind_mock_matches("cudaPeekAtLastError"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaPeekAtLastError", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_error_name(void **cubind_state)
@@ -426,16 +565,22 @@ static void test_cubind_runtime_get_error_name(void **cubind_state)
     cudaError_t error = (cudaError_t)64;
     const uintptr_t cubind_expected = 0x67u;
     const char * cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&error, sizeof error);
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_error_name(error);
-    assert_true(cubind_mock_matches("cudaGetErrorName"));
-    assert_ptr_equal(cubind_result, (const char *)cubind_expected);
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&error, sizeof error);
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_error_name(error);
+        assert_true(cubind_mock_matches("cudaGetErrorName"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        assert_ptr_equal(cubind_result, (const char *)cubind_expected);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_runtime_get_error_string(void **cubind_state)
@@ -443,16 +588,22 @@ static void test_cubind_runtime_get_error_string(void **cubind_state)
     cudaError_t error = (cudaError_t)64;
     const uintptr_t cubind_expected = 0x68u;
     const char * cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&error, sizeof error);
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_error_string(error);
-    assert_true(cubind_mock_matches("cudaGetErrorString"));
-    assert_ptr_equal(cubind_result, (const char *)cubind_expected);
-    cubind_test_assert_no_error();
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&error, sizeof error);
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_error_string(error);
+        assert_true(cubind_mock_matches("cudaGetErrorString"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        assert_ptr_equal(cubind_result, (const char *)cubind_expected);
+        cubind_test_assert_no_error();
+    }
 }
 
 static void test_cubind_runtime_get_device_count(void **cubind_state)
@@ -460,16 +611,22 @@ static void test_cubind_runtime_get_device_count(void **cubind_state)
     int *count = (int *)(uintptr_t)0x10018010u;
     const cudaError_t cubind_expected = cudaErrorNotYetImplemented;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_device_count(count);
-    assert_true(cubind_mock_matches("cudaGetDeviceCount"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDeviceCount", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_device_count(count);
+        assert_true(cubind_mock_matches("cudaGetDeviceCount"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDeviceCount", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_device_properties(void **cubind_state)
@@ -478,17 +635,23 @@ static void test_cubind_runtime_get_device_properties(void **cubind_state)
     int device = (int)0x120641;
     const cudaError_t cubind_expected = cudaErrorMemoryValueTooLarge;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&prop, sizeof prop);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_device_properties(prop, device);
-    assert_true(cubind_mock_matches("cudaGetDeviceProperties"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDeviceProperties", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&prop, sizeof prop);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_device_properties(prop, device);
+        assert_true(cubind_mock_matches("cudaGetDeviceProperties"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDeviceProperties", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_attribute(void **cubind_state)
@@ -498,18 +661,24 @@ static void test_cubind_runtime_device_get_attribute(void **cubind_state)
     int device = (int)0x120682;
     const cudaError_t cubind_expected = cudaErrorStubLibrary;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_attribute(value, attr, device);
-    assert_true(cubind_mock_matches("cudaDeviceGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_attribute(value, attr, device);
+        assert_true(cubind_mock_matches("cudaDeviceGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_host_atomic_capabilities(void **cubind_state)
@@ -520,19 +689,25 @@ static void test_cubind_runtime_device_get_host_atomic_capabilities(void **cubin
     int device = (int)0x1206c3;
     const cudaError_t cubind_expected = cudaErrorInsufficientDriver;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&capabilities, sizeof capabilities);
-    cubind_mock_expect_arg(&operations, sizeof operations);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_host_atomic_capabilities(capabilities, operations, count, device);
-    assert_true(cubind_mock_matches("cudaDeviceGetHostAtomicCapabilities"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetHostAtomicCapabilities", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&capabilities, sizeof capabilities);
+        cubind_mock_expect_arg(&operations, sizeof operations);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_host_atomic_capabilities(capabilities, operations, count, device);
+        assert_true(cubind_mock_matches("cudaDeviceGetHostAtomicCapabilities"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetHostAtomicCapabilities", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_default_mem_pool(void **cubind_state)
@@ -541,17 +716,23 @@ static void test_cubind_runtime_device_get_default_mem_pool(void **cubind_state)
     int device = (int)0x120701;
     const cudaError_t cubind_expected = cudaErrorCallRequiresNewerDriver;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_default_mem_pool(memPool, device);
-    assert_true(cubind_mock_matches("cudaDeviceGetDefaultMemPool"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetDefaultMemPool", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_default_mem_pool(memPool, device);
+        assert_true(cubind_mock_matches("cudaDeviceGetDefaultMemPool"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetDefaultMemPool", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_set_mem_pool(void **cubind_state)
@@ -560,17 +741,23 @@ static void test_cubind_runtime_device_set_mem_pool(void **cubind_state)
     cudaMemPool_t memPool = (cudaMemPool_t)(uintptr_t)0x1001d020u;
     const cudaError_t cubind_expected = cudaErrorInvalidSurface;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_set_mem_pool(device, memPool);
-    assert_true(cubind_mock_matches("cudaDeviceSetMemPool"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetMemPool", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_set_mem_pool(device, memPool);
+        assert_true(cubind_mock_matches("cudaDeviceSetMemPool"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetMemPool", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_mem_pool(void **cubind_state)
@@ -579,17 +766,23 @@ static void test_cubind_runtime_device_get_mem_pool(void **cubind_state)
     int device = (int)0x120781;
     const cudaError_t cubind_expected = cudaErrorDuplicateVariableName;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_mem_pool(memPool, device);
-    assert_true(cubind_mock_matches("cudaDeviceGetMemPool"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetMemPool", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_mem_pool(memPool, device);
+        assert_true(cubind_mock_matches("cudaDeviceGetMemPool"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetMemPool", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_nv_sci_sync_attributes(void **cubind_state)
@@ -599,18 +792,24 @@ static void test_cubind_runtime_device_get_nv_sci_sync_attributes(void **cubind_
     int flags = (int)0x1207c2;
     const cudaError_t cubind_expected = cudaErrorDuplicateTextureName;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&nvSciSyncAttrList, sizeof nvSciSyncAttrList);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_nv_sci_sync_attributes(nvSciSyncAttrList, device, flags);
-    assert_true(cubind_mock_matches("cudaDeviceGetNvSciSyncAttributes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetNvSciSyncAttributes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&nvSciSyncAttrList, sizeof nvSciSyncAttrList);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_nv_sci_sync_attributes(nvSciSyncAttrList, device, flags);
+        assert_true(cubind_mock_matches("cudaDeviceGetNvSciSyncAttributes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetNvSciSyncAttributes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_p2p_attribute(void **cubind_state)
@@ -621,19 +820,25 @@ static void test_cubind_runtime_device_get_p2p_attribute(void **cubind_state)
     int dstDevice = (int)0x120803;
     const cudaError_t cubind_expected = cudaErrorDuplicateSurfaceName;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_p2p_attribute(value, attr, srcDevice, dstDevice);
-    assert_true(cubind_mock_matches("cudaDeviceGetP2PAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetP2PAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_p2p_attribute(value, attr, srcDevice, dstDevice);
+        assert_true(cubind_mock_matches("cudaDeviceGetP2PAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetP2PAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_p2p_atomic_capabilities(void **cubind_state)
@@ -645,20 +850,26 @@ static void test_cubind_runtime_device_get_p2p_atomic_capabilities(void **cubind
     int dstDevice = (int)0x120844;
     const cudaError_t cubind_expected = cudaErrorDevicesUnavailable;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&capabilities, sizeof capabilities);
-    cubind_mock_expect_arg(&operations, sizeof operations);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_p2p_atomic_capabilities(capabilities, operations, count, srcDevice, dstDevice);
-    assert_true(cubind_mock_matches("cudaDeviceGetP2PAtomicCapabilities"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetP2PAtomicCapabilities", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&capabilities, sizeof capabilities);
+        cubind_mock_expect_arg(&operations, sizeof operations);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_p2p_atomic_capabilities(capabilities, operations, count, srcDevice, dstDevice);
+        assert_true(cubind_mock_matches("cudaDeviceGetP2PAtomicCapabilities"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetP2PAtomicCapabilities", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_choose_device(void **cubind_state)
@@ -667,17 +878,23 @@ static void test_cubind_runtime_choose_device(void **cubind_state)
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(uintptr_t)0x10022020u;
     const cudaError_t cubind_expected = cudaErrorIncompatibleDriverContext;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&prop, sizeof prop);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_choose_device(device, prop);
-    assert_true(cubind_mock_matches("cudaChooseDevice"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaChooseDevice", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&prop, sizeof prop);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_choose_device(device, prop);
+        assert_true(cubind_mock_matches("cudaChooseDevice"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaChooseDevice", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_init_device(void **cubind_state)
@@ -687,18 +904,24 @@ static void test_cubind_runtime_init_device(void **cubind_state)
     unsigned int flags = (unsigned int)0x1208c2;
     const cudaError_t cubind_expected = cudaErrorMissingConfiguration;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&deviceFlags, sizeof deviceFlags);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_init_device(device, deviceFlags, flags);
-    assert_true(cubind_mock_matches("cudaInitDevice"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaInitDevice", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&deviceFlags, sizeof deviceFlags);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_init_device(device, deviceFlags, flags);
+        assert_true(cubind_mock_matches("cudaInitDevice"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaInitDevice", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_set_device(void **cubind_state)
@@ -706,16 +929,22 @@ static void test_cubind_runtime_set_device(void **cubind_state)
     int device = (int)0x120900;
     const cudaError_t cubind_expected = cudaErrorPriorLaunchFailure;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_set_device(device);
-    assert_true(cubind_mock_matches("cudaSetDevice"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaSetDevice", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_set_device(device);
+        assert_true(cubind_mock_matches("cudaSetDevice"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaSetDevice", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_device(void **cubind_state)
@@ -723,16 +952,22 @@ static void test_cubind_runtime_get_device(void **cubind_state)
     int *device = (int *)(uintptr_t)0x10025010u;
     const cudaError_t cubind_expected = cudaErrorLaunchMaxDepthExceeded;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_device(device);
-    assert_true(cubind_mock_matches("cudaGetDevice"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDevice", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_device(device);
+        assert_true(cubind_mock_matches("cudaGetDevice"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDevice", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_set_valid_devices(void **cubind_state)
@@ -741,17 +976,23 @@ static void test_cubind_runtime_set_valid_devices(void **cubind_state)
     int len = (int)0x120981;
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedTex;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device_arr, sizeof device_arr);
-    cubind_mock_expect_arg(&len, sizeof len);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_set_valid_devices(device_arr, len);
-    assert_true(cubind_mock_matches("cudaSetValidDevices"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaSetValidDevices", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device_arr, sizeof device_arr);
+        cubind_mock_expect_arg(&len, sizeof len);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_set_valid_devices(device_arr, len);
+        assert_true(cubind_mock_matches("cudaSetValidDevices"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaSetValidDevices", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_set_device_flags(void **cubind_state)
@@ -759,16 +1000,22 @@ static void test_cubind_runtime_set_device_flags(void **cubind_state)
     unsigned int flags = (unsigned int)0x1209c0;
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedSurf;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_set_device_flags(flags);
-    assert_true(cubind_mock_matches("cudaSetDeviceFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaSetDeviceFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_set_device_flags(flags);
+        assert_true(cubind_mock_matches("cudaSetDeviceFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaSetDeviceFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_device_flags(void **cubind_state)
@@ -776,16 +1023,22 @@ static void test_cubind_runtime_get_device_flags(void **cubind_state)
     unsigned int *flags = (unsigned int *)(uintptr_t)0x10028010u;
     const cudaError_t cubind_expected = cudaErrorSyncDepthExceeded;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_device_flags(flags);
-    assert_true(cubind_mock_matches("cudaGetDeviceFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDeviceFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_device_flags(flags);
+        assert_true(cubind_mock_matches("cudaGetDeviceFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDeviceFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_create(void **cubind_state)
@@ -793,16 +1046,22 @@ static void test_cubind_runtime_stream_create(void **cubind_state)
     cudaStream_t *pStream = (cudaStream_t *)(uintptr_t)0x10029010u;
     const cudaError_t cubind_expected = cudaErrorLaunchPendingCountExceeded;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pStream, sizeof pStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_create(pStream);
-    assert_true(cubind_mock_matches("cudaStreamCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pStream, sizeof pStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_create(pStream);
+        assert_true(cubind_mock_matches("cudaStreamCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_create_with_flags(void **cubind_state)
@@ -811,17 +1070,23 @@ static void test_cubind_runtime_stream_create_with_flags(void **cubind_state)
     unsigned int flags = (unsigned int)0x120a81;
     const cudaError_t cubind_expected = cudaErrorInvalidDeviceFunction;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pStream, sizeof pStream);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_create_with_flags(pStream, flags);
-    assert_true(cubind_mock_matches("cudaStreamCreateWithFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCreateWithFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pStream, sizeof pStream);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_create_with_flags(pStream, flags);
+        assert_true(cubind_mock_matches("cudaStreamCreateWithFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCreateWithFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_create_with_priority(void **cubind_state)
@@ -831,18 +1096,24 @@ static void test_cubind_runtime_stream_create_with_priority(void **cubind_state)
     int priority = (int)0x120ac2;
     const cudaError_t cubind_expected = cudaErrorNoDevice;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pStream, sizeof pStream);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&priority, sizeof priority);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_create_with_priority(pStream, flags, priority);
-    assert_true(cubind_mock_matches("cudaStreamCreateWithPriority"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCreateWithPriority", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pStream, sizeof pStream);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&priority, sizeof priority);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_create_with_priority(pStream, flags, priority);
+        assert_true(cubind_mock_matches("cudaStreamCreateWithPriority"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCreateWithPriority", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_get_priority(void **cubind_state)
@@ -851,17 +1122,23 @@ static void test_cubind_runtime_stream_get_priority(void **cubind_state)
     int *priority = (int *)(uintptr_t)0x1002c020u;
     const cudaError_t cubind_expected = cudaErrorInvalidDevice;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&priority, sizeof priority);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_get_priority(hStream, priority);
-    assert_true(cubind_mock_matches("cudaStreamGetPriority"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetPriority", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&priority, sizeof priority);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_get_priority(hStream, priority);
+        assert_true(cubind_mock_matches("cudaStreamGetPriority"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetPriority", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_get_flags(void **cubind_state)
@@ -870,17 +1147,23 @@ static void test_cubind_runtime_stream_get_flags(void **cubind_state)
     unsigned int *flags = (unsigned int *)(uintptr_t)0x1002d020u;
     const cudaError_t cubind_expected = cudaErrorDeviceNotLicensed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_get_flags(hStream, flags);
-    assert_true(cubind_mock_matches("cudaStreamGetFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_get_flags(hStream, flags);
+        assert_true(cubind_mock_matches("cudaStreamGetFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_get_id(void **cubind_state)
@@ -889,17 +1172,23 @@ static void test_cubind_runtime_stream_get_id(void **cubind_state)
     unsigned long long *streamId = (unsigned long long *)(uintptr_t)0x1002e020u;
     const cudaError_t cubind_expected = cudaErrorSoftwareValidityNotEstablished;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&streamId, sizeof streamId);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_get_id(hStream, streamId);
-    assert_true(cubind_mock_matches("cudaStreamGetId"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetId", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&streamId, sizeof streamId);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_get_id(hStream, streamId);
+        assert_true(cubind_mock_matches("cudaStreamGetId"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetId", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_get_device(void **cubind_state)
@@ -908,32 +1197,44 @@ static void test_cubind_runtime_stream_get_device(void **cubind_state)
     int *device = (int *)(uintptr_t)0x1002f020u;
     const cudaError_t cubind_expected = cudaErrorStartupFailure;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_get_device(hStream, device);
-    assert_true(cubind_mock_matches("cudaStreamGetDevice"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetDevice", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_get_device(hStream, device);
+        assert_true(cubind_mock_matches("cudaStreamGetDevice"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetDevice", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_ctx_reset_persisting_l2cache(void **cubind_state)
 {
     const cudaError_t cubind_expected = cudaErrorInvalidKernelImage;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_ctx_reset_persisting_l2cache();
-    assert_true(cubind_mock_matches("cudaCtxResetPersistingL2Cache"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaCtxResetPersistingL2Cache", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_ctx_reset_persisting_l2cache();
+        assert_true(cubind_mock_matches("cudaCtxResetPersistingL2Cache"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaCtxResetPersistingL2Cache", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_copy_attributes(void **cubind_state)
@@ -942,17 +1243,23 @@ static void test_cubind_runtime_stream_copy_attributes(void **cubind_state)
     cudaStream_t src = (cudaStream_t)(uintptr_t)0x10031020u;
     const cudaError_t cubind_expected = cudaErrorDeviceUninitialized;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_copy_attributes(dst, src);
-    assert_true(cubind_mock_matches("cudaStreamCopyAttributes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCopyAttributes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_copy_attributes(dst, src);
+        assert_true(cubind_mock_matches("cudaStreamCopyAttributes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCopyAttributes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_get_attribute(void **cubind_state)
@@ -962,18 +1269,24 @@ static void test_cubind_runtime_stream_get_attribute(void **cubind_state)
     cudaLaunchAttributeValue *value_out = (cudaLaunchAttributeValue *)(uintptr_t)0x10032030u;
     const cudaError_t cubind_expected = cudaErrorMapBufferObjectFailed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value_out, sizeof value_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_get_attribute(hStream, attr, value_out);
-    assert_true(cubind_mock_matches("cudaStreamGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value_out, sizeof value_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_get_attribute(hStream, attr, value_out);
+        assert_true(cubind_mock_matches("cudaStreamGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_set_attribute(void **cubind_state)
@@ -983,18 +1296,24 @@ static void test_cubind_runtime_stream_set_attribute(void **cubind_state)
     const cudaLaunchAttributeValue *value = (const cudaLaunchAttributeValue *)(uintptr_t)0x10033030u;
     const cudaError_t cubind_expected = cudaErrorUnmapBufferObjectFailed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_set_attribute(hStream, attr, value);
-    assert_true(cubind_mock_matches("cudaStreamSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_set_attribute(hStream, attr, value);
+        assert_true(cubind_mock_matches("cudaStreamSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_destroy(void **cubind_state)
@@ -1002,16 +1321,22 @@ static void test_cubind_runtime_stream_destroy(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10034010u;
     const cudaError_t cubind_expected = cudaErrorArrayIsMapped;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_destroy(stream);
-    assert_true(cubind_mock_matches("cudaStreamDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_destroy(stream);
+        assert_true(cubind_mock_matches("cudaStreamDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_wait_event(void **cubind_state)
@@ -1021,18 +1346,24 @@ static void test_cubind_runtime_stream_wait_event(void **cubind_state)
     unsigned int flags = (unsigned int)0x120d42;
     const cudaError_t cubind_expected = cudaErrorAlreadyMapped;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_wait_event(stream, event, flags);
-    assert_true(cubind_mock_matches("cudaStreamWaitEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamWaitEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_wait_event(stream, event, flags);
+        assert_true(cubind_mock_matches("cudaStreamWaitEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamWaitEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_add_callback(void **cubind_state)
@@ -1043,19 +1374,25 @@ static void test_cubind_runtime_stream_add_callback(void **cubind_state)
     unsigned int flags = (unsigned int)0x120d83;
     const cudaError_t cubind_expected = cudaErrorNoKernelImageForDevice;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&callback, sizeof callback);
-    cubind_mock_expect_arg(&userData, sizeof userData);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_add_callback(stream, callback, userData, flags);
-    assert_true(cubind_mock_matches("cudaStreamAddCallback"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamAddCallback", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&callback, sizeof callback);
+        cubind_mock_expect_arg(&userData, sizeof userData);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_add_callback(stream, callback, userData, flags);
+        assert_true(cubind_mock_matches("cudaStreamAddCallback"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamAddCallback", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_synchronize(void **cubind_state)
@@ -1063,16 +1400,22 @@ static void test_cubind_runtime_stream_synchronize(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10037010u;
     const cudaError_t cubind_expected = cudaErrorAlreadyAcquired;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_synchronize(stream);
-    assert_true(cubind_mock_matches("cudaStreamSynchronize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamSynchronize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_synchronize(stream);
+        assert_true(cubind_mock_matches("cudaStreamSynchronize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamSynchronize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_query(void **cubind_state)
@@ -1080,16 +1423,22 @@ static void test_cubind_runtime_stream_query(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10038010u;
     const cudaError_t cubind_expected = cudaErrorNotMapped;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_query(stream);
-    assert_true(cubind_mock_matches("cudaStreamQuery"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamQuery", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_query(stream);
+        assert_true(cubind_mock_matches("cudaStreamQuery"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamQuery", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_attach_mem_async(void **cubind_state)
@@ -1100,19 +1449,25 @@ static void test_cubind_runtime_stream_attach_mem_async(void **cubind_state)
     unsigned int flags = (unsigned int)0x120e43;
     const cudaError_t cubind_expected = cudaErrorNotMappedAsArray;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&length, sizeof length);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_attach_mem_async(stream, devPtr, length, flags);
-    assert_true(cubind_mock_matches("cudaStreamAttachMemAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamAttachMemAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&length, sizeof length);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_attach_mem_async(stream, devPtr, length, flags);
+        assert_true(cubind_mock_matches("cudaStreamAttachMemAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamAttachMemAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_begin_capture(void **cubind_state)
@@ -1121,17 +1476,23 @@ static void test_cubind_runtime_stream_begin_capture(void **cubind_state)
     enum cudaStreamCaptureMode mode = (enum cudaStreamCaptureMode)65;
     const cudaError_t cubind_expected = cudaErrorNotMappedAsPointer;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_begin_capture(stream, mode);
-    assert_true(cubind_mock_matches("cudaStreamBeginCapture"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamBeginCapture", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_begin_capture(stream, mode);
+        assert_true(cubind_mock_matches("cudaStreamBeginCapture"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamBeginCapture", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_begin_capture_to_graph(void **cubind_state)
@@ -1144,21 +1505,27 @@ static void test_cubind_runtime_stream_begin_capture_to_graph(void **cubind_stat
     enum cudaStreamCaptureMode mode = (enum cudaStreamCaptureMode)69;
     const cudaError_t cubind_expected = cudaErrorECCUncorrectable;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&dependencyData, sizeof dependencyData);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_begin_capture_to_graph(stream, graph, dependencies, dependencyData, numDependencies, mode);
-    assert_true(cubind_mock_matches("cudaStreamBeginCaptureToGraph"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamBeginCaptureToGraph", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&dependencyData, sizeof dependencyData);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_begin_capture_to_graph(stream, graph, dependencies, dependencyData, numDependencies, mode);
+        assert_true(cubind_mock_matches("cudaStreamBeginCaptureToGraph"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamBeginCaptureToGraph", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_thread_exchange_stream_capture_mode(void **cubind_state)
@@ -1166,16 +1533,22 @@ static void test_cubind_runtime_thread_exchange_stream_capture_mode(void **cubin
     enum cudaStreamCaptureMode *mode = (enum cudaStreamCaptureMode *)(uintptr_t)0x1003c010u;
     const cudaError_t cubind_expected = cudaErrorUnsupportedLimit;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mode, sizeof mode);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_thread_exchange_stream_capture_mode(mode);
-    assert_true(cubind_mock_matches("cudaThreadExchangeStreamCaptureMode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaThreadExchangeStreamCaptureMode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mode, sizeof mode);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_thread_exchange_stream_capture_mode(mode);
+        assert_true(cubind_mock_matches("cudaThreadExchangeStreamCaptureMode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaThreadExchangeStreamCaptureMode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_end_capture(void **cubind_state)
@@ -1184,17 +1557,23 @@ static void test_cubind_runtime_stream_end_capture(void **cubind_state)
     cudaGraph_t *pGraph = (cudaGraph_t *)(uintptr_t)0x1003d020u;
     const cudaError_t cubind_expected = cudaErrorDeviceAlreadyInUse;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&pGraph, sizeof pGraph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_end_capture(stream, pGraph);
-    assert_true(cubind_mock_matches("cudaStreamEndCapture"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamEndCapture", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&pGraph, sizeof pGraph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_end_capture(stream, pGraph);
+        assert_true(cubind_mock_matches("cudaStreamEndCapture"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamEndCapture", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_is_capturing(void **cubind_state)
@@ -1203,17 +1582,23 @@ static void test_cubind_runtime_stream_is_capturing(void **cubind_state)
     enum cudaStreamCaptureStatus *pCaptureStatus = (enum cudaStreamCaptureStatus *)(uintptr_t)0x1003e020u;
     const cudaError_t cubind_expected = cudaErrorPeerAccessUnsupported;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&pCaptureStatus, sizeof pCaptureStatus);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_is_capturing(stream, pCaptureStatus);
-    assert_true(cubind_mock_matches("cudaStreamIsCapturing"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamIsCapturing", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&pCaptureStatus, sizeof pCaptureStatus);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_is_capturing(stream, pCaptureStatus);
+        assert_true(cubind_mock_matches("cudaStreamIsCapturing"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamIsCapturing", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_get_capture_info(void **cubind_state)
@@ -1227,22 +1612,28 @@ static void test_cubind_runtime_stream_get_capture_info(void **cubind_state)
     size_t *numDependencies_out = (size_t *)(uintptr_t)0x1003f070u;
     const cudaError_t cubind_expected = cudaErrorInvalidPtx;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&captureStatus_out, sizeof captureStatus_out);
-    cubind_mock_expect_arg(&id_out, sizeof id_out);
-    cubind_mock_expect_arg(&graph_out, sizeof graph_out);
-    cubind_mock_expect_arg(&dependencies_out, sizeof dependencies_out);
-    cubind_mock_expect_arg(&edgeData_out, sizeof edgeData_out);
-    cubind_mock_expect_arg(&numDependencies_out, sizeof numDependencies_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_get_capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    assert_true(cubind_mock_matches("cudaStreamGetCaptureInfo"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetCaptureInfo", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&captureStatus_out, sizeof captureStatus_out);
+        cubind_mock_expect_arg(&id_out, sizeof id_out);
+        cubind_mock_expect_arg(&graph_out, sizeof graph_out);
+        cubind_mock_expect_arg(&dependencies_out, sizeof dependencies_out);
+        cubind_mock_expect_arg(&edgeData_out, sizeof edgeData_out);
+        cubind_mock_expect_arg(&numDependencies_out, sizeof numDependencies_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_get_capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+        assert_true(cubind_mock_matches("cudaStreamGetCaptureInfo"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetCaptureInfo", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_stream_update_capture_dependencies(void **cubind_state)
@@ -1254,20 +1645,26 @@ static void test_cubind_runtime_stream_update_capture_dependencies(void **cubind
     unsigned int flags = (unsigned int)0x121004;
     const cudaError_t cubind_expected = cudaErrorInvalidGraphicsContext;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&dependencies, sizeof dependencies);
-    cubind_mock_expect_arg(&dependencyData, sizeof dependencyData);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_stream_update_capture_dependencies(stream, dependencies, dependencyData, numDependencies, flags);
-    assert_true(cubind_mock_matches("cudaStreamUpdateCaptureDependencies"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamUpdateCaptureDependencies", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&dependencies, sizeof dependencies);
+        cubind_mock_expect_arg(&dependencyData, sizeof dependencyData);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_stream_update_capture_dependencies(stream, dependencies, dependencyData, numDependencies, flags);
+        assert_true(cubind_mock_matches("cudaStreamUpdateCaptureDependencies"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamUpdateCaptureDependencies", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_event_create(void **cubind_state)
@@ -1275,16 +1672,22 @@ static void test_cubind_runtime_event_create(void **cubind_state)
     cudaEvent_t *event = (cudaEvent_t *)(uintptr_t)0x10041010u;
     const cudaError_t cubind_expected = cudaErrorNvlinkUncorrectable;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_event_create(event);
-    assert_true(cubind_mock_matches("cudaEventCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_event_create(event);
+        assert_true(cubind_mock_matches("cudaEventCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_event_create_with_flags(void **cubind_state)
@@ -1293,17 +1696,23 @@ static void test_cubind_runtime_event_create_with_flags(void **cubind_state)
     unsigned int flags = (unsigned int)0x121081;
     const cudaError_t cubind_expected = cudaErrorJitCompilerNotFound;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_event_create_with_flags(event, flags);
-    assert_true(cubind_mock_matches("cudaEventCreateWithFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventCreateWithFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_event_create_with_flags(event, flags);
+        assert_true(cubind_mock_matches("cudaEventCreateWithFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventCreateWithFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_event_record(void **cubind_state)
@@ -1312,17 +1721,23 @@ static void test_cubind_runtime_event_record(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10043020u;
     const cudaError_t cubind_expected = cudaErrorUnsupportedPtxVersion;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_event_record(event, stream);
-    assert_true(cubind_mock_matches("cudaEventRecord"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventRecord", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_event_record(event, stream);
+        assert_true(cubind_mock_matches("cudaEventRecord"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventRecord", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_event_record_with_flags(void **cubind_state)
@@ -1332,18 +1747,24 @@ static void test_cubind_runtime_event_record_with_flags(void **cubind_state)
     unsigned int flags = (unsigned int)0x121102;
     const cudaError_t cubind_expected = cudaErrorJitCompilationDisabled;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_event_record_with_flags(event, stream, flags);
-    assert_true(cubind_mock_matches("cudaEventRecordWithFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventRecordWithFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_event_record_with_flags(event, stream, flags);
+        assert_true(cubind_mock_matches("cudaEventRecordWithFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventRecordWithFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_event_query(void **cubind_state)
@@ -1351,16 +1772,22 @@ static void test_cubind_runtime_event_query(void **cubind_state)
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x10045010u;
     const cudaError_t cubind_expected = cudaErrorUnsupportedExecAffinity;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_event_query(event);
-    assert_true(cubind_mock_matches("cudaEventQuery"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventQuery", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_event_query(event);
+        assert_true(cubind_mock_matches("cudaEventQuery"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventQuery", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_event_synchronize(void **cubind_state)
@@ -1368,16 +1795,22 @@ static void test_cubind_runtime_event_synchronize(void **cubind_state)
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x10046010u;
     const cudaError_t cubind_expected = cudaErrorUnsupportedDevSideSync;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_event_synchronize(event);
-    assert_true(cubind_mock_matches("cudaEventSynchronize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventSynchronize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_event_synchronize(event);
+        assert_true(cubind_mock_matches("cudaEventSynchronize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventSynchronize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_event_destroy(void **cubind_state)
@@ -1385,16 +1818,22 @@ static void test_cubind_runtime_event_destroy(void **cubind_state)
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x10047010u;
     const cudaError_t cubind_expected = cudaErrorContained;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_event_destroy(event);
-    assert_true(cubind_mock_matches("cudaEventDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_event_destroy(event);
+        assert_true(cubind_mock_matches("cudaEventDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_event_elapsed_time(void **cubind_state)
@@ -1404,18 +1843,24 @@ static void test_cubind_runtime_event_elapsed_time(void **cubind_state)
     cudaEvent_t end = (cudaEvent_t)(uintptr_t)0x10048030u;
     const cudaError_t cubind_expected = cudaErrorInvalidSource;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ms, sizeof ms);
-    cubind_mock_expect_arg(&start, sizeof start);
-    cubind_mock_expect_arg(&end, sizeof end);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_event_elapsed_time(ms, start, end);
-    assert_true(cubind_mock_matches("cudaEventElapsedTime"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventElapsedTime", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ms, sizeof ms);
+        cubind_mock_expect_arg(&start, sizeof start);
+        cubind_mock_expect_arg(&end, sizeof end);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_event_elapsed_time(ms, start, end);
+        assert_true(cubind_mock_matches("cudaEventElapsedTime"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventElapsedTime", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_import_external_memory(void **cubind_state)
@@ -1424,17 +1869,23 @@ static void test_cubind_runtime_import_external_memory(void **cubind_state)
     const struct cudaExternalMemoryHandleDesc *memHandleDesc = (const struct cudaExternalMemoryHandleDesc *)(uintptr_t)0x10049020u;
     const cudaError_t cubind_expected = cudaErrorFileNotFound;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&extMem_out, sizeof extMem_out);
-    cubind_mock_expect_arg(&memHandleDesc, sizeof memHandleDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_import_external_memory(extMem_out, memHandleDesc);
-    assert_true(cubind_mock_matches("cudaImportExternalMemory"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&extMem_out, sizeof extMem_out);
+        cubind_mock_expect_arg(&memHandleDesc, sizeof memHandleDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_import_external_memory(extMem_out, memHandleDesc);
+        assert_true(cubind_mock_matches("cudaImportExternalMemory"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_state)
@@ -1444,18 +1895,24 @@ static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_
     const struct cudaExternalMemoryBufferDesc *bufferDesc = (const struct cudaExternalMemoryBufferDesc *)(uintptr_t)0x1004a030u;
     const cudaError_t cubind_expected = cudaErrorSharedObjectSymbolNotFound;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&extMem, sizeof extMem);
-    cubind_mock_expect_arg(&bufferDesc, sizeof bufferDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_external_memory_get_mapped_buffer(devPtr, extMem, bufferDesc);
-    assert_true(cubind_mock_matches("cudaExternalMemoryGetMappedBuffer"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&extMem, sizeof extMem);
+        cubind_mock_expect_arg(&bufferDesc, sizeof bufferDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_external_memory_get_mapped_buffer(devPtr, extMem, bufferDesc);
+        assert_true(cubind_mock_matches("cudaExternalMemoryGetMappedBuffer"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_external_memory_get_mapped_mipmapped_array(void **cubind_state)
@@ -1465,18 +1922,24 @@ static void test_cubind_runtime_external_memory_get_mapped_mipmapped_array(void 
     const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc = (const struct cudaExternalMemoryMipmappedArrayDesc *)(uintptr_t)0x1004b030u;
     const cudaError_t cubind_expected = cudaErrorSharedObjectInitFailed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mipmap, sizeof mipmap);
-    cubind_mock_expect_arg(&extMem, sizeof extMem);
-    cubind_mock_expect_arg(&mipmapDesc, sizeof mipmapDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_external_memory_get_mapped_mipmapped_array(mipmap, extMem, mipmapDesc);
-    assert_true(cubind_mock_matches("cudaExternalMemoryGetMappedMipmappedArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mipmap, sizeof mipmap);
+        cubind_mock_expect_arg(&extMem, sizeof extMem);
+        cubind_mock_expect_arg(&mipmapDesc, sizeof mipmapDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_external_memory_get_mapped_mipmapped_array(mipmap, extMem, mipmapDesc);
+        assert_true(cubind_mock_matches("cudaExternalMemoryGetMappedMipmappedArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_destroy_external_memory(void **cubind_state)
@@ -1484,16 +1947,22 @@ static void test_cubind_runtime_destroy_external_memory(void **cubind_state)
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(uintptr_t)0x1004c010u;
     const cudaError_t cubind_expected = cudaErrorOperatingSystem;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&extMem, sizeof extMem);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_destroy_external_memory(extMem);
-    assert_true(cubind_mock_matches("cudaDestroyExternalMemory"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDestroyExternalMemory", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&extMem, sizeof extMem);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_destroy_external_memory(extMem);
+        assert_true(cubind_mock_matches("cudaDestroyExternalMemory"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDestroyExternalMemory", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
@@ -1502,17 +1971,23 @@ static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
     const struct cudaExternalSemaphoreHandleDesc *semHandleDesc = (const struct cudaExternalSemaphoreHandleDesc *)(uintptr_t)0x1004d020u;
     const cudaError_t cubind_expected = cudaErrorInvalidResourceHandle;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&extSem_out, sizeof extSem_out);
-    cubind_mock_expect_arg(&semHandleDesc, sizeof semHandleDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_import_external_semaphore(extSem_out, semHandleDesc);
-    assert_true(cubind_mock_matches("cudaImportExternalSemaphore"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&extSem_out, sizeof extSem_out);
+        cubind_mock_expect_arg(&semHandleDesc, sizeof semHandleDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_import_external_semaphore(extSem_out, semHandleDesc);
+        assert_true(cubind_mock_matches("cudaImportExternalSemaphore"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_signal_external_semaphores_async(void **cubind_state)
@@ -1523,19 +1998,25 @@ static void test_cubind_runtime_signal_external_semaphores_async(void **cubind_s
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1004e040u;
     const cudaError_t cubind_expected = cudaErrorIllegalState;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&extSemArray, sizeof extSemArray);
-    cubind_mock_expect_arg(&paramsArray, sizeof paramsArray);
-    cubind_mock_expect_arg(&numExtSems, sizeof numExtSems);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_signal_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
-    assert_true(cubind_mock_matches("cudaSignalExternalSemaphoresAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaSignalExternalSemaphoresAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&extSemArray, sizeof extSemArray);
+        cubind_mock_expect_arg(&paramsArray, sizeof paramsArray);
+        cubind_mock_expect_arg(&numExtSems, sizeof numExtSems);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_signal_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
+        assert_true(cubind_mock_matches("cudaSignalExternalSemaphoresAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaSignalExternalSemaphoresAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_wait_external_semaphores_async(void **cubind_state)
@@ -1546,19 +2027,25 @@ static void test_cubind_runtime_wait_external_semaphores_async(void **cubind_sta
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1004f040u;
     const cudaError_t cubind_expected = cudaErrorLossyQuery;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&extSemArray, sizeof extSemArray);
-    cubind_mock_expect_arg(&paramsArray, sizeof paramsArray);
-    cubind_mock_expect_arg(&numExtSems, sizeof numExtSems);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_wait_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
-    assert_true(cubind_mock_matches("cudaWaitExternalSemaphoresAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaWaitExternalSemaphoresAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&extSemArray, sizeof extSemArray);
+        cubind_mock_expect_arg(&paramsArray, sizeof paramsArray);
+        cubind_mock_expect_arg(&numExtSems, sizeof numExtSems);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_wait_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
+        assert_true(cubind_mock_matches("cudaWaitExternalSemaphoresAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaWaitExternalSemaphoresAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_destroy_external_semaphore(void **cubind_state)
@@ -1566,16 +2053,22 @@ static void test_cubind_runtime_destroy_external_semaphore(void **cubind_state)
     cudaExternalSemaphore_t extSem = (cudaExternalSemaphore_t)(uintptr_t)0x10050010u;
     const cudaError_t cubind_expected = cudaErrorSymbolNotFound;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&extSem, sizeof extSem);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_destroy_external_semaphore(extSem);
-    assert_true(cubind_mock_matches("cudaDestroyExternalSemaphore"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDestroyExternalSemaphore", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&extSem, sizeof extSem);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_destroy_external_semaphore(extSem);
+        assert_true(cubind_mock_matches("cudaDestroyExternalSemaphore"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDestroyExternalSemaphore", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_launch_kernel(void **cubind_state)
@@ -1588,23 +2081,29 @@ static void test_cubind_runtime_launch_kernel(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10051060u;
     const cudaError_t cubind_expected = cudaErrorNotReady;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&gridDim, 66, sizeof gridDim);
     memset(&blockDim, 67, sizeof blockDim);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&gridDim, sizeof gridDim);
-    cubind_mock_expect_arg(&blockDim, sizeof blockDim);
-    cubind_mock_expect_arg(&args, sizeof args);
-    cubind_mock_expect_arg(&sharedMem, sizeof sharedMem);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_launch_kernel(func, gridDim, blockDim, args, sharedMem, stream);
-    assert_true(cubind_mock_matches("cudaLaunchKernel"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchKernel", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&gridDim, sizeof gridDim);
+        cubind_mock_expect_arg(&blockDim, sizeof blockDim);
+        cubind_mock_expect_arg(&args, sizeof args);
+        cubind_mock_expect_arg(&sharedMem, sizeof sharedMem);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_launch_kernel(func, gridDim, blockDim, args, sharedMem, stream);
+        assert_true(cubind_mock_matches("cudaLaunchKernel"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchKernel", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_launch_kernel_ex_c(void **cubind_state)
@@ -1614,18 +2113,24 @@ static void test_cubind_runtime_launch_kernel_ex_c(void **cubind_state)
     void **args = (void **)(uintptr_t)0x10052030u;
     const cudaError_t cubind_expected = cudaErrorIllegalAddress;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&args, sizeof args);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_launch_kernel_ex_c(config, func, args);
-    assert_true(cubind_mock_matches("cudaLaunchKernelExC"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchKernelExC", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&args, sizeof args);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_launch_kernel_ex_c(config, func, args);
+        assert_true(cubind_mock_matches("cudaLaunchKernelExC"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchKernelExC", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_launch_cooperative_kernel(void **cubind_state)
@@ -1638,23 +2143,29 @@ static void test_cubind_runtime_launch_cooperative_kernel(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10053060u;
     const cudaError_t cubind_expected = cudaErrorLaunchOutOfResources;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&gridDim, 66, sizeof gridDim);
     memset(&blockDim, 67, sizeof blockDim);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&gridDim, sizeof gridDim);
-    cubind_mock_expect_arg(&blockDim, sizeof blockDim);
-    cubind_mock_expect_arg(&args, sizeof args);
-    cubind_mock_expect_arg(&sharedMem, sizeof sharedMem);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_launch_cooperative_kernel(func, gridDim, blockDim, args, sharedMem, stream);
-    assert_true(cubind_mock_matches("cudaLaunchCooperativeKernel"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchCooperativeKernel", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&gridDim, sizeof gridDim);
+        cubind_mock_expect_arg(&blockDim, sizeof blockDim);
+        cubind_mock_expect_arg(&args, sizeof args);
+        cubind_mock_expect_arg(&sharedMem, sizeof sharedMem);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_launch_cooperative_kernel(func, gridDim, blockDim, args, sharedMem, stream);
+        assert_true(cubind_mock_matches("cudaLaunchCooperativeKernel"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchCooperativeKernel", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_func_set_cache_config(void **cubind_state)
@@ -1663,17 +2174,23 @@ static void test_cubind_runtime_func_set_cache_config(void **cubind_state)
     enum cudaFuncCache cacheConfig = (enum cudaFuncCache)65;
     const cudaError_t cubind_expected = cudaErrorLaunchTimeout;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&cacheConfig, sizeof cacheConfig);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_func_set_cache_config(func, cacheConfig);
-    assert_true(cubind_mock_matches("cudaFuncSetCacheConfig"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncSetCacheConfig", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&cacheConfig, sizeof cacheConfig);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_func_set_cache_config(func, cacheConfig);
+        assert_true(cubind_mock_matches("cudaFuncSetCacheConfig"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncSetCacheConfig", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_func_get_attributes(void **cubind_state)
@@ -1682,17 +2199,23 @@ static void test_cubind_runtime_func_get_attributes(void **cubind_state)
     const void *func = (const void *)(uintptr_t)0x10055020u;
     const cudaError_t cubind_expected = cudaErrorLaunchIncompatibleTexturing;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_func_get_attributes(attr, func);
-    assert_true(cubind_mock_matches("cudaFuncGetAttributes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncGetAttributes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_func_get_attributes(attr, func);
+        assert_true(cubind_mock_matches("cudaFuncGetAttributes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncGetAttributes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_func_set_attribute(void **cubind_state)
@@ -1702,18 +2225,24 @@ static void test_cubind_runtime_func_set_attribute(void **cubind_state)
     int value = (int)0x121582;
     const cudaError_t cubind_expected = cudaErrorPeerAccessAlreadyEnabled;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_func_set_attribute(func, attr, value);
-    assert_true(cubind_mock_matches("cudaFuncSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_func_set_attribute(func, attr, value);
+        assert_true(cubind_mock_matches("cudaFuncSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_func_get_name(void **cubind_state)
@@ -1722,17 +2251,23 @@ static void test_cubind_runtime_func_get_name(void **cubind_state)
     const void *func = (const void *)(uintptr_t)0x10057020u;
     const cudaError_t cubind_expected = cudaErrorPeerAccessNotEnabled;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_func_get_name(name, func);
-    assert_true(cubind_mock_matches("cudaFuncGetName"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncGetName", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_func_get_name(name, func);
+        assert_true(cubind_mock_matches("cudaFuncGetName"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncGetName", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_func_get_param_info(void **cubind_state)
@@ -1743,19 +2278,25 @@ static void test_cubind_runtime_func_get_param_info(void **cubind_state)
     size_t *paramSize = (size_t *)(uintptr_t)0x10058040u;
     const cudaError_t cubind_expected = cudaErrorSetOnActiveProcess;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&paramIndex, sizeof paramIndex);
-    cubind_mock_expect_arg(&paramOffset, sizeof paramOffset);
-    cubind_mock_expect_arg(&paramSize, sizeof paramSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_func_get_param_info(func, paramIndex, paramOffset, paramSize);
-    assert_true(cubind_mock_matches("cudaFuncGetParamInfo"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncGetParamInfo", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&paramIndex, sizeof paramIndex);
+        cubind_mock_expect_arg(&paramOffset, sizeof paramOffset);
+        cubind_mock_expect_arg(&paramSize, sizeof paramSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_func_get_param_info(func, paramIndex, paramOffset, paramSize);
+        assert_true(cubind_mock_matches("cudaFuncGetParamInfo"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncGetParamInfo", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_launch_host_func(void **cubind_state)
@@ -1765,18 +2306,24 @@ static void test_cubind_runtime_launch_host_func(void **cubind_state)
     void *userData = (void *)(uintptr_t)0x10059030u;
     const cudaError_t cubind_expected = cudaErrorContextIsDestroyed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_expect_arg(&fn, sizeof fn);
-    cubind_mock_expect_arg(&userData, sizeof userData);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_launch_host_func(stream, fn, userData);
-    assert_true(cubind_mock_matches("cudaLaunchHostFunc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchHostFunc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_expect_arg(&fn, sizeof fn);
+        cubind_mock_expect_arg(&userData, sizeof userData);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_launch_host_func(stream, fn, userData);
+        assert_true(cubind_mock_matches("cudaLaunchHostFunc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchHostFunc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_func_set_shared_mem_config(void **cubind_state)
@@ -1785,17 +2332,23 @@ static void test_cubind_runtime_func_set_shared_mem_config(void **cubind_state)
     enum cudaSharedMemConfig config = (enum cudaSharedMemConfig)65;
     const cudaError_t cubind_expected = cudaErrorAssert;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&config, sizeof config);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_func_set_shared_mem_config(func, config);
-    assert_true(cubind_mock_matches("cudaFuncSetSharedMemConfig"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncSetSharedMemConfig", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&config, sizeof config);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_func_set_shared_mem_config(func, config);
+        assert_true(cubind_mock_matches("cudaFuncSetSharedMemConfig"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncSetSharedMemConfig", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(void **cubind_state)
@@ -1806,19 +2359,25 @@ static void test_cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(v
     size_t dynamicSMemSize = (size_t)0x123400005b03LL;
     const cudaError_t cubind_expected = cudaErrorTooManyPeers;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&numBlocks, sizeof numBlocks);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&blockSize, sizeof blockSize);
-    cubind_mock_expect_arg(&dynamicSMemSize, sizeof dynamicSMemSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
-    assert_true(cubind_mock_matches("cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&numBlocks, sizeof numBlocks);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&blockSize, sizeof blockSize);
+        cubind_mock_expect_arg(&dynamicSMemSize, sizeof dynamicSMemSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+        assert_true(cubind_mock_matches("cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_occupancy_available_dynamic_s_mem_per_block(void **cubind_state)
@@ -1829,19 +2388,25 @@ static void test_cubind_runtime_occupancy_available_dynamic_s_mem_per_block(void
     int blockSize = (int)0x121703;
     const cudaError_t cubind_expected = cudaErrorHostMemoryAlreadyRegistered;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dynamicSmemSize, sizeof dynamicSmemSize);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&numBlocks, sizeof numBlocks);
-    cubind_mock_expect_arg(&blockSize, sizeof blockSize);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_occupancy_available_dynamic_s_mem_per_block(dynamicSmemSize, func, numBlocks, blockSize);
-    assert_true(cubind_mock_matches("cudaOccupancyAvailableDynamicSMemPerBlock"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyAvailableDynamicSMemPerBlock", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dynamicSmemSize, sizeof dynamicSmemSize);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&numBlocks, sizeof numBlocks);
+        cubind_mock_expect_arg(&blockSize, sizeof blockSize);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_occupancy_available_dynamic_s_mem_per_block(dynamicSmemSize, func, numBlocks, blockSize);
+        assert_true(cubind_mock_matches("cudaOccupancyAvailableDynamicSMemPerBlock"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyAvailableDynamicSMemPerBlock", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(void **cubind_state)
@@ -1853,20 +2418,26 @@ static void test_cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_w
     unsigned int flags = (unsigned int)0x121744;
     const cudaError_t cubind_expected = cudaErrorHostMemoryNotRegistered;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&numBlocks, sizeof numBlocks);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&blockSize, sizeof blockSize);
-    cubind_mock_expect_arg(&dynamicSMemSize, sizeof dynamicSMemSize);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    assert_true(cubind_mock_matches("cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&numBlocks, sizeof numBlocks);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&blockSize, sizeof blockSize);
+        cubind_mock_expect_arg(&dynamicSMemSize, sizeof dynamicSMemSize);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+        assert_true(cubind_mock_matches("cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_occupancy_max_potential_cluster_size(void **cubind_state)
@@ -1876,18 +2447,24 @@ static void test_cubind_runtime_occupancy_max_potential_cluster_size(void **cubi
     const cudaLaunchConfig_t *launchConfig = (const cudaLaunchConfig_t *)(uintptr_t)0x1005e030u;
     const cudaError_t cubind_expected = cudaErrorHardwareStackError;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&clusterSize, sizeof clusterSize);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&launchConfig, sizeof launchConfig);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_occupancy_max_potential_cluster_size(clusterSize, func, launchConfig);
-    assert_true(cubind_mock_matches("cudaOccupancyMaxPotentialClusterSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxPotentialClusterSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&clusterSize, sizeof clusterSize);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&launchConfig, sizeof launchConfig);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_occupancy_max_potential_cluster_size(clusterSize, func, launchConfig);
+        assert_true(cubind_mock_matches("cudaOccupancyMaxPotentialClusterSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxPotentialClusterSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_occupancy_max_active_clusters(void **cubind_state)
@@ -1897,18 +2474,24 @@ static void test_cubind_runtime_occupancy_max_active_clusters(void **cubind_stat
     const cudaLaunchConfig_t *launchConfig = (const cudaLaunchConfig_t *)(uintptr_t)0x1005f030u;
     const cudaError_t cubind_expected = cudaErrorIllegalInstruction;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&numClusters, sizeof numClusters);
-    cubind_mock_expect_arg(&func, sizeof func);
-    cubind_mock_expect_arg(&launchConfig, sizeof launchConfig);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_occupancy_max_active_clusters(numClusters, func, launchConfig);
-    assert_true(cubind_mock_matches("cudaOccupancyMaxActiveClusters"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxActiveClusters", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&numClusters, sizeof numClusters);
+        cubind_mock_expect_arg(&func, sizeof func);
+        cubind_mock_expect_arg(&launchConfig, sizeof launchConfig);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_occupancy_max_active_clusters(numClusters, func, launchConfig);
+        assert_true(cubind_mock_matches("cudaOccupancyMaxActiveClusters"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxActiveClusters", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_malloc_managed(void **cubind_state)
@@ -1918,18 +2501,24 @@ static void test_cubind_runtime_malloc_managed(void **cubind_state)
     unsigned int flags = (unsigned int)0x121802;
     const cudaError_t cubind_expected = cudaErrorMisalignedAddress;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_malloc_managed(devPtr, size, flags);
-    assert_true(cubind_mock_matches("cudaMallocManaged"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocManaged", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_malloc_managed(devPtr, size, flags);
+        assert_true(cubind_mock_matches("cudaMallocManaged"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocManaged", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_malloc(void **cubind_state)
@@ -1938,17 +2527,23 @@ static void test_cubind_runtime_malloc(void **cubind_state)
     size_t size = (size_t)0x123400006101LL;
     const cudaError_t cubind_expected = cudaErrorInvalidAddressSpace;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_malloc(devPtr, size);
-    assert_true(cubind_mock_matches("cudaMalloc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMalloc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_malloc(devPtr, size);
+        assert_true(cubind_mock_matches("cudaMalloc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMalloc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_malloc_host(void **cubind_state)
@@ -1957,17 +2552,23 @@ static void test_cubind_runtime_malloc_host(void **cubind_state)
     size_t size = (size_t)0x123400006201LL;
     const cudaError_t cubind_expected = cudaErrorInvalidPc;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_malloc_host(ptr, size);
-    assert_true(cubind_mock_matches("cudaMallocHost"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocHost", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_malloc_host(ptr, size);
+        assert_true(cubind_mock_matches("cudaMallocHost"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocHost", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_malloc_pitch(void **cubind_state)
@@ -1978,19 +2579,25 @@ static void test_cubind_runtime_malloc_pitch(void **cubind_state)
     size_t height = (size_t)0x123400006303LL;
     const cudaError_t cubind_expected = cudaErrorLaunchFailure;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&pitch, sizeof pitch);
-    cubind_mock_expect_arg(&width, sizeof width);
-    cubind_mock_expect_arg(&height, sizeof height);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_malloc_pitch(devPtr, pitch, width, height);
-    assert_true(cubind_mock_matches("cudaMallocPitch"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocPitch", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&pitch, sizeof pitch);
+        cubind_mock_expect_arg(&width, sizeof width);
+        cubind_mock_expect_arg(&height, sizeof height);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_malloc_pitch(devPtr, pitch, width, height);
+        assert_true(cubind_mock_matches("cudaMallocPitch"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocPitch", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_malloc_array(void **cubind_state)
@@ -2002,20 +2609,26 @@ static void test_cubind_runtime_malloc_array(void **cubind_state)
     unsigned int flags = (unsigned int)0x121904;
     const cudaError_t cubind_expected = cudaErrorCooperativeLaunchTooLarge;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&array, sizeof array);
-    cubind_mock_expect_arg(&desc, sizeof desc);
-    cubind_mock_expect_arg(&width, sizeof width);
-    cubind_mock_expect_arg(&height, sizeof height);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_malloc_array(array, desc, width, height, flags);
-    assert_true(cubind_mock_matches("cudaMallocArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&array, sizeof array);
+        cubind_mock_expect_arg(&desc, sizeof desc);
+        cubind_mock_expect_arg(&width, sizeof width);
+        cubind_mock_expect_arg(&height, sizeof height);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_malloc_array(array, desc, width, height, flags);
+        assert_true(cubind_mock_matches("cudaMallocArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_free(void **cubind_state)
@@ -2023,16 +2636,22 @@ static void test_cubind_runtime_free(void **cubind_state)
     void *devPtr = (void *)(uintptr_t)0x10065010u;
     const cudaError_t cubind_expected = cudaErrorTensorMemoryLeak;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_free(devPtr);
-    assert_true(cubind_mock_matches("cudaFree"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFree", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_free(devPtr);
+        assert_true(cubind_mock_matches("cudaFree"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFree", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_free_host(void **cubind_state)
@@ -2040,16 +2659,22 @@ static void test_cubind_runtime_free_host(void **cubind_state)
     void *ptr = (void *)(uintptr_t)0x10066010u;
     const cudaError_t cubind_expected = cudaErrorNotPermitted;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_free_host(ptr);
-    assert_true(cubind_mock_matches("cudaFreeHost"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFreeHost", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_free_host(ptr);
+        assert_true(cubind_mock_matches("cudaFreeHost"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFreeHost", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_free_array(void **cubind_state)
@@ -2057,16 +2682,22 @@ static void test_cubind_runtime_free_array(void **cubind_state)
     cudaArray_t array = (cudaArray_t)(uintptr_t)0x10067010u;
     const cudaError_t cubind_expected = cudaErrorNotSupported;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&array, sizeof array);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_free_array(array);
-    assert_true(cubind_mock_matches("cudaFreeArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFreeArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&array, sizeof array);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_free_array(array);
+        assert_true(cubind_mock_matches("cudaFreeArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFreeArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_free_mipmapped_array(void **cubind_state)
@@ -2074,16 +2705,22 @@ static void test_cubind_runtime_free_mipmapped_array(void **cubind_state)
     cudaMipmappedArray_t mipmappedArray = (cudaMipmappedArray_t)(uintptr_t)0x10068010u;
     const cudaError_t cubind_expected = cudaErrorSystemNotReady;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mipmappedArray, sizeof mipmappedArray);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_free_mipmapped_array(mipmappedArray);
-    assert_true(cubind_mock_matches("cudaFreeMipmappedArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFreeMipmappedArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mipmappedArray, sizeof mipmappedArray);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_free_mipmapped_array(mipmappedArray);
+        assert_true(cubind_mock_matches("cudaFreeMipmappedArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFreeMipmappedArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_host_alloc(void **cubind_state)
@@ -2093,18 +2730,24 @@ static void test_cubind_runtime_host_alloc(void **cubind_state)
     unsigned int flags = (unsigned int)0x121a42;
     const cudaError_t cubind_expected = cudaErrorSystemDriverMismatch;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pHost, sizeof pHost);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_host_alloc(pHost, size, flags);
-    assert_true(cubind_mock_matches("cudaHostAlloc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostAlloc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pHost, sizeof pHost);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_host_alloc(pHost, size, flags);
+        assert_true(cubind_mock_matches("cudaHostAlloc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostAlloc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_host_register(void **cubind_state)
@@ -2114,18 +2757,24 @@ static void test_cubind_runtime_host_register(void **cubind_state)
     unsigned int flags = (unsigned int)0x121a82;
     const cudaError_t cubind_expected = cudaErrorCompatNotSupportedOnDevice;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_host_register(ptr, size, flags);
-    assert_true(cubind_mock_matches("cudaHostRegister"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostRegister", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_host_register(ptr, size, flags);
+        assert_true(cubind_mock_matches("cudaHostRegister"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostRegister", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_host_unregister(void **cubind_state)
@@ -2133,16 +2782,22 @@ static void test_cubind_runtime_host_unregister(void **cubind_state)
     void *ptr = (void *)(uintptr_t)0x1006b010u;
     const cudaError_t cubind_expected = cudaErrorMpsConnectionFailed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_host_unregister(ptr);
-    assert_true(cubind_mock_matches("cudaHostUnregister"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostUnregister", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_host_unregister(ptr);
+        assert_true(cubind_mock_matches("cudaHostUnregister"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostUnregister", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_host_get_device_pointer(void **cubind_state)
@@ -2152,18 +2807,24 @@ static void test_cubind_runtime_host_get_device_pointer(void **cubind_state)
     unsigned int flags = (unsigned int)0x121b02;
     const cudaError_t cubind_expected = cudaErrorMpsRpcFailure;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pDevice, sizeof pDevice);
-    cubind_mock_expect_arg(&pHost, sizeof pHost);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_host_get_device_pointer(pDevice, pHost, flags);
-    assert_true(cubind_mock_matches("cudaHostGetDevicePointer"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostGetDevicePointer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pDevice, sizeof pDevice);
+        cubind_mock_expect_arg(&pHost, sizeof pHost);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_host_get_device_pointer(pDevice, pHost, flags);
+        assert_true(cubind_mock_matches("cudaHostGetDevicePointer"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostGetDevicePointer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_host_get_flags(void **cubind_state)
@@ -2172,17 +2833,23 @@ static void test_cubind_runtime_host_get_flags(void **cubind_state)
     void *pHost = (void *)(uintptr_t)0x1006d020u;
     const cudaError_t cubind_expected = cudaErrorMpsServerNotReady;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pFlags, sizeof pFlags);
-    cubind_mock_expect_arg(&pHost, sizeof pHost);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_host_get_flags(pFlags, pHost);
-    assert_true(cubind_mock_matches("cudaHostGetFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostGetFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pFlags, sizeof pFlags);
+        cubind_mock_expect_arg(&pHost, sizeof pHost);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_host_get_flags(pFlags, pHost);
+        assert_true(cubind_mock_matches("cudaHostGetFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostGetFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_malloc3_d(void **cubind_state)
@@ -2191,18 +2858,24 @@ static void test_cubind_runtime_malloc3_d(void **cubind_state)
     struct cudaExtent extent;
     const cudaError_t cubind_expected = cudaErrorMpsMaxClientsReached;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&extent, 66, sizeof extent);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pitchedDevPtr, sizeof pitchedDevPtr);
-    cubind_mock_expect_arg(&extent, sizeof extent);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_malloc3_d(pitchedDevPtr, extent);
-    assert_true(cubind_mock_matches("cudaMalloc3D"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMalloc3D", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pitchedDevPtr, sizeof pitchedDevPtr);
+        cubind_mock_expect_arg(&extent, sizeof extent);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_malloc3_d(pitchedDevPtr, extent);
+        assert_true(cubind_mock_matches("cudaMalloc3D"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMalloc3D", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_malloc3_d_array(void **cubind_state)
@@ -2213,20 +2886,26 @@ static void test_cubind_runtime_malloc3_d_array(void **cubind_state)
     unsigned int flags = (unsigned int)0x121bc3;
     const cudaError_t cubind_expected = cudaErrorMpsMaxConnectionsReached;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&extent, 67, sizeof extent);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&array, sizeof array);
-    cubind_mock_expect_arg(&desc, sizeof desc);
-    cubind_mock_expect_arg(&extent, sizeof extent);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_malloc3_d_array(array, desc, extent, flags);
-    assert_true(cubind_mock_matches("cudaMalloc3DArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMalloc3DArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&array, sizeof array);
+        cubind_mock_expect_arg(&desc, sizeof desc);
+        cubind_mock_expect_arg(&extent, sizeof extent);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_malloc3_d_array(array, desc, extent, flags);
+        assert_true(cubind_mock_matches("cudaMalloc3DArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMalloc3DArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_malloc_mipmapped_array(void **cubind_state)
@@ -2238,21 +2917,27 @@ static void test_cubind_runtime_malloc_mipmapped_array(void **cubind_state)
     unsigned int flags = (unsigned int)0x121c04;
     const cudaError_t cubind_expected = cudaErrorMpsClientTerminated;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&extent, 67, sizeof extent);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mipmappedArray, sizeof mipmappedArray);
-    cubind_mock_expect_arg(&desc, sizeof desc);
-    cubind_mock_expect_arg(&extent, sizeof extent);
-    cubind_mock_expect_arg(&numLevels, sizeof numLevels);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_malloc_mipmapped_array(mipmappedArray, desc, extent, numLevels, flags);
-    assert_true(cubind_mock_matches("cudaMallocMipmappedArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocMipmappedArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mipmappedArray, sizeof mipmappedArray);
+        cubind_mock_expect_arg(&desc, sizeof desc);
+        cubind_mock_expect_arg(&extent, sizeof extent);
+        cubind_mock_expect_arg(&numLevels, sizeof numLevels);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_malloc_mipmapped_array(mipmappedArray, desc, extent, numLevels, flags);
+        assert_true(cubind_mock_matches("cudaMallocMipmappedArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocMipmappedArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_mipmapped_array_level(void **cubind_state)
@@ -2262,18 +2947,24 @@ static void test_cubind_runtime_get_mipmapped_array_level(void **cubind_state)
     unsigned int level = (unsigned int)0x121c42;
     const cudaError_t cubind_expected = cudaErrorCdpNotSupported;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&levelArray, sizeof levelArray);
-    cubind_mock_expect_arg(&mipmappedArray, sizeof mipmappedArray);
-    cubind_mock_expect_arg(&level, sizeof level);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_mipmapped_array_level(levelArray, mipmappedArray, level);
-    assert_true(cubind_mock_matches("cudaGetMipmappedArrayLevel"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetMipmappedArrayLevel", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&levelArray, sizeof levelArray);
+        cubind_mock_expect_arg(&mipmappedArray, sizeof mipmappedArray);
+        cubind_mock_expect_arg(&level, sizeof level);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_mipmapped_array_level(levelArray, mipmappedArray, level);
+        assert_true(cubind_mock_matches("cudaGetMipmappedArrayLevel"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetMipmappedArrayLevel", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy3_d(void **cubind_state)
@@ -2281,16 +2972,22 @@ static void test_cubind_runtime_memcpy3_d(void **cubind_state)
     const struct cudaMemcpy3DParms *p = (const struct cudaMemcpy3DParms *)(uintptr_t)0x10072010u;
     const cudaError_t cubind_expected = cudaErrorCdpVersionMismatch;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&p, sizeof p);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy3_d(p);
-    assert_true(cubind_mock_matches("cudaMemcpy3D"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3D", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&p, sizeof p);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy3_d(p);
+        assert_true(cubind_mock_matches("cudaMemcpy3D"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3D", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy3_d_peer(void **cubind_state)
@@ -2298,16 +2995,22 @@ static void test_cubind_runtime_memcpy3_d_peer(void **cubind_state)
     const struct cudaMemcpy3DPeerParms *p = (const struct cudaMemcpy3DPeerParms *)(uintptr_t)0x10073010u;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureUnsupported;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&p, sizeof p);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy3_d_peer(p);
-    assert_true(cubind_mock_matches("cudaMemcpy3DPeer"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3DPeer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&p, sizeof p);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy3_d_peer(p);
+        assert_true(cubind_mock_matches("cudaMemcpy3DPeer"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3DPeer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy3_d_async(void **cubind_state)
@@ -2316,17 +3019,23 @@ static void test_cubind_runtime_memcpy3_d_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10074020u;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureInvalidated;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&p, sizeof p);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy3_d_async(p, stream);
-    assert_true(cubind_mock_matches("cudaMemcpy3DAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3DAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&p, sizeof p);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy3_d_async(p, stream);
+        assert_true(cubind_mock_matches("cudaMemcpy3DAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3DAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy3_d_peer_async(void **cubind_state)
@@ -2335,17 +3044,23 @@ static void test_cubind_runtime_memcpy3_d_peer_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10075020u;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureMerge;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&p, sizeof p);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy3_d_peer_async(p, stream);
-    assert_true(cubind_mock_matches("cudaMemcpy3DPeerAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3DPeerAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&p, sizeof p);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy3_d_peer_async(p, stream);
+        assert_true(cubind_mock_matches("cudaMemcpy3DPeerAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3DPeerAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_get_info(void **cubind_state)
@@ -2354,17 +3069,23 @@ static void test_cubind_runtime_mem_get_info(void **cubind_state)
     size_t *total = (size_t *)(uintptr_t)0x10076020u;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureUnmatched;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&free, sizeof free);
-    cubind_mock_expect_arg(&total, sizeof total);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_get_info(free, total);
-    assert_true(cubind_mock_matches("cudaMemGetInfo"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemGetInfo", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&free, sizeof free);
+        cubind_mock_expect_arg(&total, sizeof total);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_get_info(free, total);
+        assert_true(cubind_mock_matches("cudaMemGetInfo"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemGetInfo", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_array_get_info(void **cubind_state)
@@ -2375,19 +3096,25 @@ static void test_cubind_runtime_array_get_info(void **cubind_state)
     cudaArray_t array = (cudaArray_t)(uintptr_t)0x10077040u;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureUnjoined;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&desc, sizeof desc);
-    cubind_mock_expect_arg(&extent, sizeof extent);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&array, sizeof array);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_array_get_info(desc, extent, flags, array);
-    assert_true(cubind_mock_matches("cudaArrayGetInfo"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetInfo", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&desc, sizeof desc);
+        cubind_mock_expect_arg(&extent, sizeof extent);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&array, sizeof array);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_array_get_info(desc, extent, flags, array);
+        assert_true(cubind_mock_matches("cudaArrayGetInfo"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetInfo", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_array_get_plane(void **cubind_state)
@@ -2397,18 +3124,24 @@ static void test_cubind_runtime_array_get_plane(void **cubind_state)
     unsigned int planeIdx = (unsigned int)0x121e02;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureIsolation;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pPlaneArray, sizeof pPlaneArray);
-    cubind_mock_expect_arg(&hArray, sizeof hArray);
-    cubind_mock_expect_arg(&planeIdx, sizeof planeIdx);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_array_get_plane(pPlaneArray, hArray, planeIdx);
-    assert_true(cubind_mock_matches("cudaArrayGetPlane"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetPlane", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pPlaneArray, sizeof pPlaneArray);
+        cubind_mock_expect_arg(&hArray, sizeof hArray);
+        cubind_mock_expect_arg(&planeIdx, sizeof planeIdx);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_array_get_plane(pPlaneArray, hArray, planeIdx);
+        assert_true(cubind_mock_matches("cudaArrayGetPlane"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetPlane", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_array_get_memory_requirements(void **cubind_state)
@@ -2418,18 +3151,24 @@ static void test_cubind_runtime_array_get_memory_requirements(void **cubind_stat
     int device = (int)0x121e42;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureImplicit;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memoryRequirements, sizeof memoryRequirements);
-    cubind_mock_expect_arg(&array, sizeof array);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_array_get_memory_requirements(memoryRequirements, array, device);
-    assert_true(cubind_mock_matches("cudaArrayGetMemoryRequirements"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetMemoryRequirements", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memoryRequirements, sizeof memoryRequirements);
+        cubind_mock_expect_arg(&array, sizeof array);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_array_get_memory_requirements(memoryRequirements, array, device);
+        assert_true(cubind_mock_matches("cudaArrayGetMemoryRequirements"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetMemoryRequirements", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mipmapped_array_get_memory_requirements(void **cubind_state)
@@ -2439,18 +3178,24 @@ static void test_cubind_runtime_mipmapped_array_get_memory_requirements(void **c
     int device = (int)0x121e82;
     const cudaError_t cubind_expected = cudaErrorCapturedEvent;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memoryRequirements, sizeof memoryRequirements);
-    cubind_mock_expect_arg(&mipmap, sizeof mipmap);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mipmapped_array_get_memory_requirements(memoryRequirements, mipmap, device);
-    assert_true(cubind_mock_matches("cudaMipmappedArrayGetMemoryRequirements"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMipmappedArrayGetMemoryRequirements", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memoryRequirements, sizeof memoryRequirements);
+        cubind_mock_expect_arg(&mipmap, sizeof mipmap);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mipmapped_array_get_memory_requirements(memoryRequirements, mipmap, device);
+        assert_true(cubind_mock_matches("cudaMipmappedArrayGetMemoryRequirements"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMipmappedArrayGetMemoryRequirements", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_array_get_sparse_properties(void **cubind_state)
@@ -2459,17 +3204,23 @@ static void test_cubind_runtime_array_get_sparse_properties(void **cubind_state)
     cudaArray_t array = (cudaArray_t)(uintptr_t)0x1007b020u;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureWrongThread;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&sparseProperties, sizeof sparseProperties);
-    cubind_mock_expect_arg(&array, sizeof array);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_array_get_sparse_properties(sparseProperties, array);
-    assert_true(cubind_mock_matches("cudaArrayGetSparseProperties"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetSparseProperties", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&sparseProperties, sizeof sparseProperties);
+        cubind_mock_expect_arg(&array, sizeof array);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_array_get_sparse_properties(sparseProperties, array);
+        assert_true(cubind_mock_matches("cudaArrayGetSparseProperties"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetSparseProperties", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mipmapped_array_get_sparse_properties(void **cubind_state)
@@ -2478,17 +3229,23 @@ static void test_cubind_runtime_mipmapped_array_get_sparse_properties(void **cub
     cudaMipmappedArray_t mipmap = (cudaMipmappedArray_t)(uintptr_t)0x1007c020u;
     const cudaError_t cubind_expected = cudaErrorTimeout;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&sparseProperties, sizeof sparseProperties);
-    cubind_mock_expect_arg(&mipmap, sizeof mipmap);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mipmapped_array_get_sparse_properties(sparseProperties, mipmap);
-    assert_true(cubind_mock_matches("cudaMipmappedArrayGetSparseProperties"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMipmappedArrayGetSparseProperties", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&sparseProperties, sizeof sparseProperties);
+        cubind_mock_expect_arg(&mipmap, sizeof mipmap);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mipmapped_array_get_sparse_properties(sparseProperties, mipmap);
+        assert_true(cubind_mock_matches("cudaMipmappedArrayGetSparseProperties"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMipmappedArrayGetSparseProperties", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy(void **cubind_state)
@@ -2499,19 +3256,25 @@ static void test_cubind_runtime_memcpy(void **cubind_state)
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)67;
     const cudaError_t cubind_expected = cudaErrorGraphExecUpdateFailure;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy(dst, src, count, kind);
-    assert_true(cubind_mock_matches("cudaMemcpy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy(dst, src, count, kind);
+        assert_true(cubind_mock_matches("cudaMemcpy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy_peer(void **cubind_state)
@@ -2523,20 +3286,26 @@ static void test_cubind_runtime_memcpy_peer(void **cubind_state)
     size_t count = (size_t)0x123400007e04LL;
     const cudaError_t cubind_expected = cudaErrorExternalDevice;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy_peer(dst, dstDevice, src, srcDevice, count);
-    assert_true(cubind_mock_matches("cudaMemcpyPeer"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyPeer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy_peer(dst, dstDevice, src, srcDevice, count);
+        assert_true(cubind_mock_matches("cudaMemcpyPeer"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyPeer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy2_d(void **cubind_state)
@@ -2550,22 +3319,28 @@ static void test_cubind_runtime_memcpy2_d(void **cubind_state)
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)70;
     const cudaError_t cubind_expected = cudaErrorInvalidClusterSize;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&dpitch, sizeof dpitch);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&spitch, sizeof spitch);
-    cubind_mock_expect_arg(&width, sizeof width);
-    cubind_mock_expect_arg(&height, sizeof height);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy2_d(dst, dpitch, src, spitch, width, height, kind);
-    assert_true(cubind_mock_matches("cudaMemcpy2D"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2D", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&dpitch, sizeof dpitch);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&spitch, sizeof spitch);
+        cubind_mock_expect_arg(&width, sizeof width);
+        cubind_mock_expect_arg(&height, sizeof height);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy2_d(dst, dpitch, src, spitch, width, height, kind);
+        assert_true(cubind_mock_matches("cudaMemcpy2D"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2D", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy2_d_to_array(void **cubind_state)
@@ -2580,23 +3355,29 @@ static void test_cubind_runtime_memcpy2_d_to_array(void **cubind_state)
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)71;
     const cudaError_t cubind_expected = cudaErrorFunctionNotLoaded;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&wOffset, sizeof wOffset);
-    cubind_mock_expect_arg(&hOffset, sizeof hOffset);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&spitch, sizeof spitch);
-    cubind_mock_expect_arg(&width, sizeof width);
-    cubind_mock_expect_arg(&height, sizeof height);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy2_d_to_array(dst, wOffset, hOffset, src, spitch, width, height, kind);
-    assert_true(cubind_mock_matches("cudaMemcpy2DToArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DToArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&wOffset, sizeof wOffset);
+        cubind_mock_expect_arg(&hOffset, sizeof hOffset);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&spitch, sizeof spitch);
+        cubind_mock_expect_arg(&width, sizeof width);
+        cubind_mock_expect_arg(&height, sizeof height);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy2_d_to_array(dst, wOffset, hOffset, src, spitch, width, height, kind);
+        assert_true(cubind_mock_matches("cudaMemcpy2DToArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DToArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy2_d_from_array(void **cubind_state)
@@ -2611,23 +3392,29 @@ static void test_cubind_runtime_memcpy2_d_from_array(void **cubind_state)
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)71;
     const cudaError_t cubind_expected = cudaErrorInvalidResourceType;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&dpitch, sizeof dpitch);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&wOffset, sizeof wOffset);
-    cubind_mock_expect_arg(&hOffset, sizeof hOffset);
-    cubind_mock_expect_arg(&width, sizeof width);
-    cubind_mock_expect_arg(&height, sizeof height);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy2_d_from_array(dst, dpitch, src, wOffset, hOffset, width, height, kind);
-    assert_true(cubind_mock_matches("cudaMemcpy2DFromArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DFromArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&dpitch, sizeof dpitch);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&wOffset, sizeof wOffset);
+        cubind_mock_expect_arg(&hOffset, sizeof hOffset);
+        cubind_mock_expect_arg(&width, sizeof width);
+        cubind_mock_expect_arg(&height, sizeof height);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy2_d_from_array(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+        assert_true(cubind_mock_matches("cudaMemcpy2DFromArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DFromArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy2_d_array_to_array(void **cubind_state)
@@ -2643,24 +3430,30 @@ static void test_cubind_runtime_memcpy2_d_array_to_array(void **cubind_state)
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)72;
     const cudaError_t cubind_expected = cudaErrorInvalidResourceConfiguration;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&wOffsetDst, sizeof wOffsetDst);
-    cubind_mock_expect_arg(&hOffsetDst, sizeof hOffsetDst);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&wOffsetSrc, sizeof wOffsetSrc);
-    cubind_mock_expect_arg(&hOffsetSrc, sizeof hOffsetSrc);
-    cubind_mock_expect_arg(&width, sizeof width);
-    cubind_mock_expect_arg(&height, sizeof height);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy2_d_array_to_array(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
-    assert_true(cubind_mock_matches("cudaMemcpy2DArrayToArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DArrayToArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&wOffsetDst, sizeof wOffsetDst);
+        cubind_mock_expect_arg(&hOffsetDst, sizeof hOffsetDst);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&wOffsetSrc, sizeof wOffsetSrc);
+        cubind_mock_expect_arg(&hOffsetSrc, sizeof hOffsetSrc);
+        cubind_mock_expect_arg(&width, sizeof width);
+        cubind_mock_expect_arg(&height, sizeof height);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy2_d_array_to_array(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+        assert_true(cubind_mock_matches("cudaMemcpy2DArrayToArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DArrayToArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy_to_symbol(void **cubind_state)
@@ -2672,20 +3465,26 @@ static void test_cubind_runtime_memcpy_to_symbol(void **cubind_state)
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)68;
     const cudaError_t cubind_expected = cudaErrorUnknown;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy_to_symbol(symbol, src, count, offset, kind);
-    assert_true(cubind_mock_matches("cudaMemcpyToSymbol"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyToSymbol", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy_to_symbol(symbol, src, count, offset, kind);
+        assert_true(cubind_mock_matches("cudaMemcpyToSymbol"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyToSymbol", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy_from_symbol(void **cubind_state)
@@ -2697,20 +3496,26 @@ static void test_cubind_runtime_memcpy_from_symbol(void **cubind_state)
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)68;
     const cudaError_t cubind_expected = cudaErrorApiFailureBase;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy_from_symbol(dst, symbol, count, offset, kind);
-    assert_true(cubind_mock_matches("cudaMemcpyFromSymbol"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyFromSymbol", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy_from_symbol(dst, symbol, count, offset, kind);
+        assert_true(cubind_mock_matches("cudaMemcpyFromSymbol"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyFromSymbol", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy_async(void **cubind_state)
@@ -2722,20 +3527,26 @@ static void test_cubind_runtime_memcpy_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10085050u;
     const cudaError_t cubind_expected = cudaErrorInvalidValue;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy_async(dst, src, count, kind, stream);
-    assert_true(cubind_mock_matches("cudaMemcpyAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy_async(dst, src, count, kind, stream);
+        assert_true(cubind_mock_matches("cudaMemcpyAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy_peer_async(void **cubind_state)
@@ -2748,21 +3559,27 @@ static void test_cubind_runtime_memcpy_peer_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10086060u;
     const cudaError_t cubind_expected = cudaErrorMemoryAllocation;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy_peer_async(dst, dstDevice, src, srcDevice, count, stream);
-    assert_true(cubind_mock_matches("cudaMemcpyPeerAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyPeerAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&dstDevice, sizeof dstDevice);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&srcDevice, sizeof srcDevice);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy_peer_async(dst, dstDevice, src, srcDevice, count, stream);
+        assert_true(cubind_mock_matches("cudaMemcpyPeerAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyPeerAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
@@ -2777,23 +3594,29 @@ static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10087080u;
     const cudaError_t cubind_expected = cudaErrorInitializationError;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dsts, sizeof dsts);
-    cubind_mock_expect_arg(&srcs, sizeof srcs);
-    cubind_mock_expect_arg(&sizes, sizeof sizes);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&attrs, sizeof attrs);
-    cubind_mock_expect_arg(&attrsIdxs, sizeof attrsIdxs);
-    cubind_mock_expect_arg(&numAttrs, sizeof numAttrs);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy_batch_async(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
-    assert_true(cubind_mock_matches("cudaMemcpyBatchAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyBatchAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dsts, sizeof dsts);
+        cubind_mock_expect_arg(&srcs, sizeof srcs);
+        cubind_mock_expect_arg(&sizes, sizeof sizes);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&attrs, sizeof attrs);
+        cubind_mock_expect_arg(&attrsIdxs, sizeof attrsIdxs);
+        cubind_mock_expect_arg(&numAttrs, sizeof numAttrs);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy_batch_async(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+        assert_true(cubind_mock_matches("cudaMemcpyBatchAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyBatchAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy3_d_batch_async(void **cubind_state)
@@ -2804,19 +3627,25 @@ static void test_cubind_runtime_memcpy3_d_batch_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10088040u;
     const cudaError_t cubind_expected = cudaErrorCudartUnloading;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&numOps, sizeof numOps);
-    cubind_mock_expect_arg(&opList, sizeof opList);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy3_d_batch_async(numOps, opList, flags, stream);
-    assert_true(cubind_mock_matches("cudaMemcpy3DBatchAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3DBatchAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&numOps, sizeof numOps);
+        cubind_mock_expect_arg(&opList, sizeof opList);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy3_d_batch_async(numOps, opList, flags, stream);
+        assert_true(cubind_mock_matches("cudaMemcpy3DBatchAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3DBatchAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy2_d_async(void **cubind_state)
@@ -2831,23 +3660,29 @@ static void test_cubind_runtime_memcpy2_d_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10089080u;
     const cudaError_t cubind_expected = cudaErrorProfilerDisabled;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&dpitch, sizeof dpitch);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&spitch, sizeof spitch);
-    cubind_mock_expect_arg(&width, sizeof width);
-    cubind_mock_expect_arg(&height, sizeof height);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy2_d_async(dst, dpitch, src, spitch, width, height, kind, stream);
-    assert_true(cubind_mock_matches("cudaMemcpy2DAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&dpitch, sizeof dpitch);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&spitch, sizeof spitch);
+        cubind_mock_expect_arg(&width, sizeof width);
+        cubind_mock_expect_arg(&height, sizeof height);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy2_d_async(dst, dpitch, src, spitch, width, height, kind, stream);
+        assert_true(cubind_mock_matches("cudaMemcpy2DAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy2_d_to_array_async(void **cubind_state)
@@ -2863,24 +3698,30 @@ static void test_cubind_runtime_memcpy2_d_to_array_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1008a090u;
     const cudaError_t cubind_expected = cudaErrorProfilerNotInitialized;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&wOffset, sizeof wOffset);
-    cubind_mock_expect_arg(&hOffset, sizeof hOffset);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&spitch, sizeof spitch);
-    cubind_mock_expect_arg(&width, sizeof width);
-    cubind_mock_expect_arg(&height, sizeof height);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy2_d_to_array_async(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
-    assert_true(cubind_mock_matches("cudaMemcpy2DToArrayAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DToArrayAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&wOffset, sizeof wOffset);
+        cubind_mock_expect_arg(&hOffset, sizeof hOffset);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&spitch, sizeof spitch);
+        cubind_mock_expect_arg(&width, sizeof width);
+        cubind_mock_expect_arg(&height, sizeof height);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy2_d_to_array_async(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+        assert_true(cubind_mock_matches("cudaMemcpy2DToArrayAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DToArrayAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy2_d_from_array_async(void **cubind_state)
@@ -2896,24 +3737,30 @@ static void test_cubind_runtime_memcpy2_d_from_array_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1008b090u;
     const cudaError_t cubind_expected = cudaErrorProfilerAlreadyStarted;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&dpitch, sizeof dpitch);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&wOffset, sizeof wOffset);
-    cubind_mock_expect_arg(&hOffset, sizeof hOffset);
-    cubind_mock_expect_arg(&width, sizeof width);
-    cubind_mock_expect_arg(&height, sizeof height);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy2_d_from_array_async(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
-    assert_true(cubind_mock_matches("cudaMemcpy2DFromArrayAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DFromArrayAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&dpitch, sizeof dpitch);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&wOffset, sizeof wOffset);
+        cubind_mock_expect_arg(&hOffset, sizeof hOffset);
+        cubind_mock_expect_arg(&width, sizeof width);
+        cubind_mock_expect_arg(&height, sizeof height);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy2_d_from_array_async(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+        assert_true(cubind_mock_matches("cudaMemcpy2DFromArrayAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DFromArrayAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy_to_symbol_async(void **cubind_state)
@@ -2926,21 +3773,27 @@ static void test_cubind_runtime_memcpy_to_symbol_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1008c060u;
     const cudaError_t cubind_expected = cudaErrorProfilerAlreadyStopped;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy_to_symbol_async(symbol, src, count, offset, kind, stream);
-    assert_true(cubind_mock_matches("cudaMemcpyToSymbolAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyToSymbolAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy_to_symbol_async(symbol, src, count, offset, kind, stream);
+        assert_true(cubind_mock_matches("cudaMemcpyToSymbolAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyToSymbolAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy_from_symbol_async(void **cubind_state)
@@ -2953,21 +3806,27 @@ static void test_cubind_runtime_memcpy_from_symbol_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1008d060u;
     const cudaError_t cubind_expected = cudaErrorInvalidConfiguration;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy_from_symbol_async(dst, symbol, count, offset, kind, stream);
-    assert_true(cubind_mock_matches("cudaMemcpyFromSymbolAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyFromSymbolAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy_from_symbol_async(dst, symbol, count, offset, kind, stream);
+        assert_true(cubind_mock_matches("cudaMemcpyFromSymbolAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyFromSymbolAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memset(void **cubind_state)
@@ -2977,18 +3836,24 @@ static void test_cubind_runtime_memset(void **cubind_state)
     size_t count = (size_t)0x123400008e02LL;
     const cudaError_t cubind_expected = cudaErrorInvalidPitchValue;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memset(devPtr, value, count);
-    assert_true(cubind_mock_matches("cudaMemset"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memset(devPtr, value, count);
+        assert_true(cubind_mock_matches("cudaMemset"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memset2_d(void **cubind_state)
@@ -3000,20 +3865,26 @@ static void test_cubind_runtime_memset2_d(void **cubind_state)
     size_t height = (size_t)0x123400008f04LL;
     const cudaError_t cubind_expected = cudaErrorInvalidSymbol;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&pitch, sizeof pitch);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&width, sizeof width);
-    cubind_mock_expect_arg(&height, sizeof height);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memset2_d(devPtr, pitch, value, width, height);
-    assert_true(cubind_mock_matches("cudaMemset2D"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset2D", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&pitch, sizeof pitch);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&width, sizeof width);
+        cubind_mock_expect_arg(&height, sizeof height);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memset2_d(devPtr, pitch, value, width, height);
+        assert_true(cubind_mock_matches("cudaMemset2D"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset2D", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memset3_d(void **cubind_state)
@@ -3023,20 +3894,26 @@ static void test_cubind_runtime_memset3_d(void **cubind_state)
     struct cudaExtent extent;
     const cudaError_t cubind_expected = cudaErrorInvalidHostPointer;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&pitchedDevPtr, 65, sizeof pitchedDevPtr);
     memset(&extent, 67, sizeof extent);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pitchedDevPtr, sizeof pitchedDevPtr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&extent, sizeof extent);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memset3_d(pitchedDevPtr, value, extent);
-    assert_true(cubind_mock_matches("cudaMemset3D"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset3D", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pitchedDevPtr, sizeof pitchedDevPtr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&extent, sizeof extent);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memset3_d(pitchedDevPtr, value, extent);
+        assert_true(cubind_mock_matches("cudaMemset3D"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset3D", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memset_async(void **cubind_state)
@@ -3047,19 +3924,25 @@ static void test_cubind_runtime_memset_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10091040u;
     const cudaError_t cubind_expected = cudaErrorInvalidDevicePointer;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memset_async(devPtr, value, count, stream);
-    assert_true(cubind_mock_matches("cudaMemsetAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemsetAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memset_async(devPtr, value, count, stream);
+        assert_true(cubind_mock_matches("cudaMemsetAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemsetAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memset2_d_async(void **cubind_state)
@@ -3072,21 +3955,27 @@ static void test_cubind_runtime_memset2_d_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10092060u;
     const cudaError_t cubind_expected = cudaErrorInvalidTexture;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&pitch, sizeof pitch);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&width, sizeof width);
-    cubind_mock_expect_arg(&height, sizeof height);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memset2_d_async(devPtr, pitch, value, width, height, stream);
-    assert_true(cubind_mock_matches("cudaMemset2DAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset2DAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&pitch, sizeof pitch);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&width, sizeof width);
+        cubind_mock_expect_arg(&height, sizeof height);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memset2_d_async(devPtr, pitch, value, width, height, stream);
+        assert_true(cubind_mock_matches("cudaMemset2DAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset2DAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memset3_d_async(void **cubind_state)
@@ -3097,21 +3986,27 @@ static void test_cubind_runtime_memset3_d_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10093040u;
     const cudaError_t cubind_expected = cudaErrorInvalidTextureBinding;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&pitchedDevPtr, 65, sizeof pitchedDevPtr);
     memset(&extent, 67, sizeof extent);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pitchedDevPtr, sizeof pitchedDevPtr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&extent, sizeof extent);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memset3_d_async(pitchedDevPtr, value, extent, stream);
-    assert_true(cubind_mock_matches("cudaMemset3DAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset3DAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pitchedDevPtr, sizeof pitchedDevPtr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&extent, sizeof extent);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memset3_d_async(pitchedDevPtr, value, extent, stream);
+        assert_true(cubind_mock_matches("cudaMemset3DAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset3DAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_symbol_address(void **cubind_state)
@@ -3120,17 +4015,23 @@ static void test_cubind_runtime_get_symbol_address(void **cubind_state)
     const void *symbol = (const void *)(uintptr_t)0x10094020u;
     const cudaError_t cubind_expected = cudaErrorInvalidChannelDescriptor;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_symbol_address(devPtr, symbol);
-    assert_true(cubind_mock_matches("cudaGetSymbolAddress"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetSymbolAddress", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_symbol_address(devPtr, symbol);
+        assert_true(cubind_mock_matches("cudaGetSymbolAddress"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetSymbolAddress", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_symbol_size(void **cubind_state)
@@ -3139,17 +4040,23 @@ static void test_cubind_runtime_get_symbol_size(void **cubind_state)
     const void *symbol = (const void *)(uintptr_t)0x10095020u;
     const cudaError_t cubind_expected = cudaErrorInvalidMemcpyDirection;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_symbol_size(size, symbol);
-    assert_true(cubind_mock_matches("cudaGetSymbolSize"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetSymbolSize", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_symbol_size(size, symbol);
+        assert_true(cubind_mock_matches("cudaGetSymbolSize"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetSymbolSize", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
@@ -3161,21 +4068,27 @@ static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10096050u;
     const cudaError_t cubind_expected = cudaErrorAddressOfConstant;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&location, 67, sizeof location);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&location, sizeof location);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_prefetch_async(devPtr, count, location, flags, stream);
-    assert_true(cubind_mock_matches("cudaMemPrefetchAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPrefetchAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&location, sizeof location);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_prefetch_async(devPtr, count, location, flags, stream);
+        assert_true(cubind_mock_matches("cudaMemPrefetchAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPrefetchAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
@@ -3190,23 +4103,29 @@ static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10097080u;
     const cudaError_t cubind_expected = cudaErrorTextureFetchFailed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptrs, sizeof dptrs);
-    cubind_mock_expect_arg(&sizes, sizeof sizes);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&prefetchLocs, sizeof prefetchLocs);
-    cubind_mock_expect_arg(&prefetchLocIdxs, sizeof prefetchLocIdxs);
-    cubind_mock_expect_arg(&numPrefetchLocs, sizeof numPrefetchLocs);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    assert_true(cubind_mock_matches("cudaMemPrefetchBatchAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPrefetchBatchAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptrs, sizeof dptrs);
+        cubind_mock_expect_arg(&sizes, sizeof sizes);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&prefetchLocs, sizeof prefetchLocs);
+        cubind_mock_expect_arg(&prefetchLocIdxs, sizeof prefetchLocIdxs);
+        cubind_mock_expect_arg(&numPrefetchLocs, sizeof numPrefetchLocs);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+        assert_true(cubind_mock_matches("cudaMemPrefetchBatchAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPrefetchBatchAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
@@ -3218,20 +4137,26 @@ static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10098050u;
     const cudaError_t cubind_expected = cudaErrorTextureNotBound;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptrs, sizeof dptrs);
-    cubind_mock_expect_arg(&sizes, sizeof sizes);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_discard_batch_async(dptrs, sizes, count, flags, stream);
-    assert_true(cubind_mock_matches("cudaMemDiscardBatchAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemDiscardBatchAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptrs, sizeof dptrs);
+        cubind_mock_expect_arg(&sizes, sizeof sizes);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_discard_batch_async(dptrs, sizes, count, flags, stream);
+        assert_true(cubind_mock_matches("cudaMemDiscardBatchAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemDiscardBatchAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubind_state)
@@ -3246,23 +4171,29 @@ static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubi
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10099080u;
     const cudaError_t cubind_expected = cudaErrorSynchronizationError;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptrs, sizeof dptrs);
-    cubind_mock_expect_arg(&sizes, sizeof sizes);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&prefetchLocs, sizeof prefetchLocs);
-    cubind_mock_expect_arg(&prefetchLocIdxs, sizeof prefetchLocIdxs);
-    cubind_mock_expect_arg(&numPrefetchLocs, sizeof numPrefetchLocs);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_discard_and_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    assert_true(cubind_mock_matches("cudaMemDiscardAndPrefetchBatchAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemDiscardAndPrefetchBatchAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptrs, sizeof dptrs);
+        cubind_mock_expect_arg(&sizes, sizeof sizes);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&prefetchLocs, sizeof prefetchLocs);
+        cubind_mock_expect_arg(&prefetchLocIdxs, sizeof prefetchLocIdxs);
+        cubind_mock_expect_arg(&numPrefetchLocs, sizeof numPrefetchLocs);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_discard_and_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+        assert_true(cubind_mock_matches("cudaMemDiscardAndPrefetchBatchAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemDiscardAndPrefetchBatchAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_advise(void **cubind_state)
@@ -3273,20 +4204,26 @@ static void test_cubind_runtime_mem_advise(void **cubind_state)
     struct cudaMemLocation location;
     const cudaError_t cubind_expected = cudaErrorInvalidFilterSetting;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
     memset(&location, 68, sizeof location);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&advice, sizeof advice);
-    cubind_mock_expect_arg(&location, sizeof location);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_advise(devPtr, count, advice, location);
-    assert_true(cubind_mock_matches("cudaMemAdvise"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemAdvise", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&advice, sizeof advice);
+        cubind_mock_expect_arg(&location, sizeof location);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_advise(devPtr, count, advice, location);
+        assert_true(cubind_mock_matches("cudaMemAdvise"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemAdvise", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_range_get_attribute(void **cubind_state)
@@ -3298,20 +4235,26 @@ static void test_cubind_runtime_mem_range_get_attribute(void **cubind_state)
     size_t count = (size_t)0x123400009b04LL;
     const cudaError_t cubind_expected = cudaErrorInvalidNormSetting;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&data, sizeof data);
-    cubind_mock_expect_arg(&dataSize, sizeof dataSize);
-    cubind_mock_expect_arg(&attribute, sizeof attribute);
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_range_get_attribute(data, dataSize, attribute, devPtr, count);
-    assert_true(cubind_mock_matches("cudaMemRangeGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemRangeGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&data, sizeof data);
+        cubind_mock_expect_arg(&dataSize, sizeof dataSize);
+        cubind_mock_expect_arg(&attribute, sizeof attribute);
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_range_get_attribute(data, dataSize, attribute, devPtr, count);
+        assert_true(cubind_mock_matches("cudaMemRangeGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemRangeGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_range_get_attributes(void **cubind_state)
@@ -3324,21 +4267,27 @@ static void test_cubind_runtime_mem_range_get_attributes(void **cubind_state)
     size_t count = (size_t)0x123400009c05LL;
     const cudaError_t cubind_expected = cudaErrorMixedDeviceExecution;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&data, sizeof data);
-    cubind_mock_expect_arg(&dataSizes, sizeof dataSizes);
-    cubind_mock_expect_arg(&attributes, sizeof attributes);
-    cubind_mock_expect_arg(&numAttributes, sizeof numAttributes);
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_range_get_attributes(data, dataSizes, attributes, numAttributes, devPtr, count);
-    assert_true(cubind_mock_matches("cudaMemRangeGetAttributes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemRangeGetAttributes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&data, sizeof data);
+        cubind_mock_expect_arg(&dataSizes, sizeof dataSizes);
+        cubind_mock_expect_arg(&attributes, sizeof attributes);
+        cubind_mock_expect_arg(&numAttributes, sizeof numAttributes);
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_range_get_attributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+        assert_true(cubind_mock_matches("cudaMemRangeGetAttributes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemRangeGetAttributes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy_to_array(void **cubind_state)
@@ -3351,21 +4300,27 @@ static void test_cubind_runtime_memcpy_to_array(void **cubind_state)
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)69;
     const cudaError_t cubind_expected = cudaErrorNotYetImplemented;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&wOffset, sizeof wOffset);
-    cubind_mock_expect_arg(&hOffset, sizeof hOffset);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy_to_array(dst, wOffset, hOffset, src, count, kind);
-    assert_true(cubind_mock_matches("cudaMemcpyToArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyToArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&wOffset, sizeof wOffset);
+        cubind_mock_expect_arg(&hOffset, sizeof hOffset);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy_to_array(dst, wOffset, hOffset, src, count, kind);
+        assert_true(cubind_mock_matches("cudaMemcpyToArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyToArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy_from_array(void **cubind_state)
@@ -3378,21 +4333,27 @@ static void test_cubind_runtime_memcpy_from_array(void **cubind_state)
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)69;
     const cudaError_t cubind_expected = cudaErrorMemoryValueTooLarge;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&wOffset, sizeof wOffset);
-    cubind_mock_expect_arg(&hOffset, sizeof hOffset);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy_from_array(dst, src, wOffset, hOffset, count, kind);
-    assert_true(cubind_mock_matches("cudaMemcpyFromArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyFromArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&wOffset, sizeof wOffset);
+        cubind_mock_expect_arg(&hOffset, sizeof hOffset);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy_from_array(dst, src, wOffset, hOffset, count, kind);
+        assert_true(cubind_mock_matches("cudaMemcpyFromArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyFromArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy_array_to_array(void **cubind_state)
@@ -3407,23 +4368,29 @@ static void test_cubind_runtime_memcpy_array_to_array(void **cubind_state)
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)71;
     const cudaError_t cubind_expected = cudaErrorStubLibrary;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&wOffsetDst, sizeof wOffsetDst);
-    cubind_mock_expect_arg(&hOffsetDst, sizeof hOffsetDst);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&wOffsetSrc, sizeof wOffsetSrc);
-    cubind_mock_expect_arg(&hOffsetSrc, sizeof hOffsetSrc);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy_array_to_array(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
-    assert_true(cubind_mock_matches("cudaMemcpyArrayToArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyArrayToArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&wOffsetDst, sizeof wOffsetDst);
+        cubind_mock_expect_arg(&hOffsetDst, sizeof hOffsetDst);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&wOffsetSrc, sizeof wOffsetSrc);
+        cubind_mock_expect_arg(&hOffsetSrc, sizeof hOffsetSrc);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy_array_to_array(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+        assert_true(cubind_mock_matches("cudaMemcpyArrayToArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyArrayToArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy_to_array_async(void **cubind_state)
@@ -3437,22 +4404,28 @@ static void test_cubind_runtime_memcpy_to_array_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x100a0070u;
     const cudaError_t cubind_expected = cudaErrorInsufficientDriver;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&wOffset, sizeof wOffset);
-    cubind_mock_expect_arg(&hOffset, sizeof hOffset);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy_to_array_async(dst, wOffset, hOffset, src, count, kind, stream);
-    assert_true(cubind_mock_matches("cudaMemcpyToArrayAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyToArrayAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&wOffset, sizeof wOffset);
+        cubind_mock_expect_arg(&hOffset, sizeof hOffset);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy_to_array_async(dst, wOffset, hOffset, src, count, kind, stream);
+        assert_true(cubind_mock_matches("cudaMemcpyToArrayAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyToArrayAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_memcpy_from_array_async(void **cubind_state)
@@ -3466,22 +4439,28 @@ static void test_cubind_runtime_memcpy_from_array_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x100a1070u;
     const cudaError_t cubind_expected = cudaErrorCallRequiresNewerDriver;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&wOffset, sizeof wOffset);
-    cubind_mock_expect_arg(&hOffset, sizeof hOffset);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_memcpy_from_array_async(dst, src, wOffset, hOffset, count, kind, stream);
-    assert_true(cubind_mock_matches("cudaMemcpyFromArrayAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyFromArrayAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&wOffset, sizeof wOffset);
+        cubind_mock_expect_arg(&hOffset, sizeof hOffset);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_memcpy_from_array_async(dst, src, wOffset, hOffset, count, kind, stream);
+        assert_true(cubind_mock_matches("cudaMemcpyFromArrayAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyFromArrayAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_malloc_async(void **cubind_state)
@@ -3491,18 +4470,24 @@ static void test_cubind_runtime_malloc_async(void **cubind_state)
     cudaStream_t hStream = (cudaStream_t)(uintptr_t)0x100a2030u;
     const cudaError_t cubind_expected = cudaErrorInvalidSurface;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_malloc_async(devPtr, size, hStream);
-    assert_true(cubind_mock_matches("cudaMallocAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_malloc_async(devPtr, size, hStream);
+        assert_true(cubind_mock_matches("cudaMallocAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_free_async(void **cubind_state)
@@ -3511,17 +4496,23 @@ static void test_cubind_runtime_free_async(void **cubind_state)
     cudaStream_t hStream = (cudaStream_t)(uintptr_t)0x100a3020u;
     const cudaError_t cubind_expected = cudaErrorDuplicateVariableName;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&hStream, sizeof hStream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_free_async(devPtr, hStream);
-    assert_true(cubind_mock_matches("cudaFreeAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFreeAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&hStream, sizeof hStream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_free_async(devPtr, hStream);
+        assert_true(cubind_mock_matches("cudaFreeAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFreeAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_pool_trim_to(void **cubind_state)
@@ -3530,17 +4521,23 @@ static void test_cubind_runtime_mem_pool_trim_to(void **cubind_state)
     size_t minBytesToKeep = (size_t)0x12340000a401LL;
     const cudaError_t cubind_expected = cudaErrorDuplicateTextureName;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&minBytesToKeep, sizeof minBytesToKeep);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_pool_trim_to(memPool, minBytesToKeep);
-    assert_true(cubind_mock_matches("cudaMemPoolTrimTo"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolTrimTo", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&minBytesToKeep, sizeof minBytesToKeep);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_pool_trim_to(memPool, minBytesToKeep);
+        assert_true(cubind_mock_matches("cudaMemPoolTrimTo"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolTrimTo", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_pool_set_attribute(void **cubind_state)
@@ -3550,18 +4547,24 @@ static void test_cubind_runtime_mem_pool_set_attribute(void **cubind_state)
     void *value = (void *)(uintptr_t)0x100a5030u;
     const cudaError_t cubind_expected = cudaErrorDuplicateSurfaceName;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_pool_set_attribute(memPool, attr, value);
-    assert_true(cubind_mock_matches("cudaMemPoolSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_pool_set_attribute(memPool, attr, value);
+        assert_true(cubind_mock_matches("cudaMemPoolSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_pool_get_attribute(void **cubind_state)
@@ -3571,18 +4574,24 @@ static void test_cubind_runtime_mem_pool_get_attribute(void **cubind_state)
     void *value = (void *)(uintptr_t)0x100a6030u;
     const cudaError_t cubind_expected = cudaErrorDevicesUnavailable;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_pool_get_attribute(memPool, attr, value);
-    assert_true(cubind_mock_matches("cudaMemPoolGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_pool_get_attribute(memPool, attr, value);
+        assert_true(cubind_mock_matches("cudaMemPoolGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_pool_set_access(void **cubind_state)
@@ -3592,18 +4601,24 @@ static void test_cubind_runtime_mem_pool_set_access(void **cubind_state)
     size_t count = (size_t)0x12340000a702LL;
     const cudaError_t cubind_expected = cudaErrorIncompatibleDriverContext;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&descList, sizeof descList);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_pool_set_access(memPool, descList, count);
-    assert_true(cubind_mock_matches("cudaMemPoolSetAccess"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolSetAccess", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&descList, sizeof descList);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_pool_set_access(memPool, descList, count);
+        assert_true(cubind_mock_matches("cudaMemPoolSetAccess"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolSetAccess", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_pool_get_access(void **cubind_state)
@@ -3613,18 +4628,24 @@ static void test_cubind_runtime_mem_pool_get_access(void **cubind_state)
     struct cudaMemLocation *location = (struct cudaMemLocation *)(uintptr_t)0x100a8030u;
     const cudaError_t cubind_expected = cudaErrorMissingConfiguration;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&location, sizeof location);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_pool_get_access(flags, memPool, location);
-    assert_true(cubind_mock_matches("cudaMemPoolGetAccess"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolGetAccess", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&location, sizeof location);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_pool_get_access(flags, memPool, location);
+        assert_true(cubind_mock_matches("cudaMemPoolGetAccess"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolGetAccess", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_pool_create(void **cubind_state)
@@ -3633,17 +4654,23 @@ static void test_cubind_runtime_mem_pool_create(void **cubind_state)
     const struct cudaMemPoolProps *poolProps = (const struct cudaMemPoolProps *)(uintptr_t)0x100a9020u;
     const cudaError_t cubind_expected = cudaErrorPriorLaunchFailure;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&poolProps, sizeof poolProps);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_pool_create(memPool, poolProps);
-    assert_true(cubind_mock_matches("cudaMemPoolCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&poolProps, sizeof poolProps);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_pool_create(memPool, poolProps);
+        assert_true(cubind_mock_matches("cudaMemPoolCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_pool_destroy(void **cubind_state)
@@ -3651,16 +4678,22 @@ static void test_cubind_runtime_mem_pool_destroy(void **cubind_state)
     cudaMemPool_t memPool = (cudaMemPool_t)(uintptr_t)0x100aa010u;
     const cudaError_t cubind_expected = cudaErrorLaunchMaxDepthExceeded;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_pool_destroy(memPool);
-    assert_true(cubind_mock_matches("cudaMemPoolDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_pool_destroy(memPool);
+        assert_true(cubind_mock_matches("cudaMemPoolDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
@@ -3670,18 +4703,24 @@ static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
     enum cudaMemAllocationType type = (enum cudaMemAllocationType)66;
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedTex;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&location, sizeof location);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_get_default_mem_pool(memPool, location, type);
-    assert_true(cubind_mock_matches("cudaMemGetDefaultMemPool"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemGetDefaultMemPool", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&location, sizeof location);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_get_default_mem_pool(memPool, location, type);
+        assert_true(cubind_mock_matches("cudaMemGetDefaultMemPool"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemGetDefaultMemPool", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
@@ -3691,18 +4730,24 @@ static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
     enum cudaMemAllocationType type = (enum cudaMemAllocationType)66;
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedSurf;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&location, sizeof location);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_get_mem_pool(memPool, location, type);
-    assert_true(cubind_mock_matches("cudaMemGetMemPool"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemGetMemPool", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&location, sizeof location);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_get_mem_pool(memPool, location, type);
+        assert_true(cubind_mock_matches("cudaMemGetMemPool"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemGetMemPool", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_set_mem_pool(void **cubind_state)
@@ -3712,18 +4757,24 @@ static void test_cubind_runtime_mem_set_mem_pool(void **cubind_state)
     cudaMemPool_t memPool = (cudaMemPool_t)(uintptr_t)0x100ad030u;
     const cudaError_t cubind_expected = cudaErrorSyncDepthExceeded;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&location, sizeof location);
-    cubind_mock_expect_arg(&type, sizeof type);
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_set_mem_pool(location, type, memPool);
-    assert_true(cubind_mock_matches("cudaMemSetMemPool"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemSetMemPool", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&location, sizeof location);
+        cubind_mock_expect_arg(&type, sizeof type);
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_set_mem_pool(location, type, memPool);
+        assert_true(cubind_mock_matches("cudaMemSetMemPool"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemSetMemPool", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_malloc_from_pool_async(void **cubind_state)
@@ -3734,19 +4785,25 @@ static void test_cubind_runtime_malloc_from_pool_async(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x100ae040u;
     const cudaError_t cubind_expected = cudaErrorLaunchPendingCountExceeded;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_malloc_from_pool_async(ptr, size, memPool, stream);
-    assert_true(cubind_mock_matches("cudaMallocFromPoolAsync"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocFromPoolAsync", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_malloc_from_pool_async(ptr, size, memPool, stream);
+        assert_true(cubind_mock_matches("cudaMallocFromPoolAsync"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocFromPoolAsync", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_pool_export_to_shareable_handle(void **cubind_state)
@@ -3757,19 +4814,25 @@ static void test_cubind_runtime_mem_pool_export_to_shareable_handle(void **cubin
     unsigned int flags = (unsigned int)0x122bc3;
     const cudaError_t cubind_expected = cudaErrorInvalidDeviceFunction;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&shareableHandle, sizeof shareableHandle);
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&handleType, sizeof handleType);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_pool_export_to_shareable_handle(shareableHandle, memPool, handleType, flags);
-    assert_true(cubind_mock_matches("cudaMemPoolExportToShareableHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolExportToShareableHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&shareableHandle, sizeof shareableHandle);
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&handleType, sizeof handleType);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_pool_export_to_shareable_handle(shareableHandle, memPool, handleType, flags);
+        assert_true(cubind_mock_matches("cudaMemPoolExportToShareableHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolExportToShareableHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_pool_import_from_shareable_handle(void **cubind_state)
@@ -3780,19 +4843,25 @@ static void test_cubind_runtime_mem_pool_import_from_shareable_handle(void **cub
     unsigned int flags = (unsigned int)0x122c03;
     const cudaError_t cubind_expected = cudaErrorNoDevice;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&shareableHandle, sizeof shareableHandle);
-    cubind_mock_expect_arg(&handleType, sizeof handleType);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_pool_import_from_shareable_handle(memPool, shareableHandle, handleType, flags);
-    assert_true(cubind_mock_matches("cudaMemPoolImportFromShareableHandle"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolImportFromShareableHandle", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&shareableHandle, sizeof shareableHandle);
+        cubind_mock_expect_arg(&handleType, sizeof handleType);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_pool_import_from_shareable_handle(memPool, shareableHandle, handleType, flags);
+        assert_true(cubind_mock_matches("cudaMemPoolImportFromShareableHandle"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolImportFromShareableHandle", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_pool_export_pointer(void **cubind_state)
@@ -3801,17 +4870,23 @@ static void test_cubind_runtime_mem_pool_export_pointer(void **cubind_state)
     void *ptr = (void *)(uintptr_t)0x100b1020u;
     const cudaError_t cubind_expected = cudaErrorInvalidDevice;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&exportData, sizeof exportData);
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_pool_export_pointer(exportData, ptr);
-    assert_true(cubind_mock_matches("cudaMemPoolExportPointer"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolExportPointer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&exportData, sizeof exportData);
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_pool_export_pointer(exportData, ptr);
+        assert_true(cubind_mock_matches("cudaMemPoolExportPointer"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolExportPointer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_mem_pool_import_pointer(void **cubind_state)
@@ -3821,18 +4896,24 @@ static void test_cubind_runtime_mem_pool_import_pointer(void **cubind_state)
     struct cudaMemPoolPtrExportData *exportData = (struct cudaMemPoolPtrExportData *)(uintptr_t)0x100b2030u;
     const cudaError_t cubind_expected = cudaErrorDeviceNotLicensed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_expect_arg(&memPool, sizeof memPool);
-    cubind_mock_expect_arg(&exportData, sizeof exportData);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_mem_pool_import_pointer(ptr, memPool, exportData);
-    assert_true(cubind_mock_matches("cudaMemPoolImportPointer"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolImportPointer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_expect_arg(&memPool, sizeof memPool);
+        cubind_mock_expect_arg(&exportData, sizeof exportData);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_mem_pool_import_pointer(ptr, memPool, exportData);
+        assert_true(cubind_mock_matches("cudaMemPoolImportPointer"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolImportPointer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_pointer_get_attributes(void **cubind_state)
@@ -3841,17 +4922,23 @@ static void test_cubind_runtime_pointer_get_attributes(void **cubind_state)
     const void *ptr = (const void *)(uintptr_t)0x100b3020u;
     const cudaError_t cubind_expected = cudaErrorSoftwareValidityNotEstablished;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&attributes, sizeof attributes);
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_pointer_get_attributes(attributes, ptr);
-    assert_true(cubind_mock_matches("cudaPointerGetAttributes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaPointerGetAttributes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&attributes, sizeof attributes);
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_pointer_get_attributes(attributes, ptr);
+        assert_true(cubind_mock_matches("cudaPointerGetAttributes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaPointerGetAttributes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_can_access_peer(void **cubind_state)
@@ -3861,18 +4948,24 @@ static void test_cubind_runtime_device_can_access_peer(void **cubind_state)
     int peerDevice = (int)0x122d02;
     const cudaError_t cubind_expected = cudaErrorStartupFailure;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&canAccessPeer, sizeof canAccessPeer);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&peerDevice, sizeof peerDevice);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_can_access_peer(canAccessPeer, device, peerDevice);
-    assert_true(cubind_mock_matches("cudaDeviceCanAccessPeer"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceCanAccessPeer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&canAccessPeer, sizeof canAccessPeer);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&peerDevice, sizeof peerDevice);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_can_access_peer(canAccessPeer, device, peerDevice);
+        assert_true(cubind_mock_matches("cudaDeviceCanAccessPeer"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceCanAccessPeer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_enable_peer_access(void **cubind_state)
@@ -3881,17 +4974,23 @@ static void test_cubind_runtime_device_enable_peer_access(void **cubind_state)
     unsigned int flags = (unsigned int)0x122d41;
     const cudaError_t cubind_expected = cudaErrorInvalidKernelImage;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&peerDevice, sizeof peerDevice);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_enable_peer_access(peerDevice, flags);
-    assert_true(cubind_mock_matches("cudaDeviceEnablePeerAccess"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceEnablePeerAccess", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&peerDevice, sizeof peerDevice);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_enable_peer_access(peerDevice, flags);
+        assert_true(cubind_mock_matches("cudaDeviceEnablePeerAccess"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceEnablePeerAccess", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_disable_peer_access(void **cubind_state)
@@ -3899,16 +4998,22 @@ static void test_cubind_runtime_device_disable_peer_access(void **cubind_state)
     int peerDevice = (int)0x122d80;
     const cudaError_t cubind_expected = cudaErrorDeviceUninitialized;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&peerDevice, sizeof peerDevice);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_disable_peer_access(peerDevice);
-    assert_true(cubind_mock_matches("cudaDeviceDisablePeerAccess"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceDisablePeerAccess", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&peerDevice, sizeof peerDevice);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_disable_peer_access(peerDevice);
+        assert_true(cubind_mock_matches("cudaDeviceDisablePeerAccess"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceDisablePeerAccess", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graphics_unregister_resource(void **cubind_state)
@@ -3916,16 +5021,22 @@ static void test_cubind_runtime_graphics_unregister_resource(void **cubind_state
     cudaGraphicsResource_t resource = (cudaGraphicsResource_t)(uintptr_t)0x100b7010u;
     const cudaError_t cubind_expected = cudaErrorMapBufferObjectFailed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&resource, sizeof resource);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graphics_unregister_resource(resource);
-    assert_true(cubind_mock_matches("cudaGraphicsUnregisterResource"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsUnregisterResource", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&resource, sizeof resource);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graphics_unregister_resource(resource);
+        assert_true(cubind_mock_matches("cudaGraphicsUnregisterResource"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsUnregisterResource", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graphics_resource_set_map_flags(void **cubind_state)
@@ -3934,17 +5045,23 @@ static void test_cubind_runtime_graphics_resource_set_map_flags(void **cubind_st
     unsigned int flags = (unsigned int)0x122e01;
     const cudaError_t cubind_expected = cudaErrorUnmapBufferObjectFailed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&resource, sizeof resource);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graphics_resource_set_map_flags(resource, flags);
-    assert_true(cubind_mock_matches("cudaGraphicsResourceSetMapFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsResourceSetMapFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&resource, sizeof resource);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graphics_resource_set_map_flags(resource, flags);
+        assert_true(cubind_mock_matches("cudaGraphicsResourceSetMapFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsResourceSetMapFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graphics_map_resources(void **cubind_state)
@@ -3954,18 +5071,24 @@ static void test_cubind_runtime_graphics_map_resources(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x100b9030u;
     const cudaError_t cubind_expected = cudaErrorArrayIsMapped;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&resources, sizeof resources);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graphics_map_resources(count, resources, stream);
-    assert_true(cubind_mock_matches("cudaGraphicsMapResources"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsMapResources", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&resources, sizeof resources);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graphics_map_resources(count, resources, stream);
+        assert_true(cubind_mock_matches("cudaGraphicsMapResources"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsMapResources", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graphics_unmap_resources(void **cubind_state)
@@ -3975,18 +5098,24 @@ static void test_cubind_runtime_graphics_unmap_resources(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x100ba030u;
     const cudaError_t cubind_expected = cudaErrorAlreadyMapped;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&resources, sizeof resources);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graphics_unmap_resources(count, resources, stream);
-    assert_true(cubind_mock_matches("cudaGraphicsUnmapResources"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsUnmapResources", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&resources, sizeof resources);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graphics_unmap_resources(count, resources, stream);
+        assert_true(cubind_mock_matches("cudaGraphicsUnmapResources"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsUnmapResources", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graphics_resource_get_mapped_pointer(void **cubind_state)
@@ -3996,18 +5125,24 @@ static void test_cubind_runtime_graphics_resource_get_mapped_pointer(void **cubi
     cudaGraphicsResource_t resource = (cudaGraphicsResource_t)(uintptr_t)0x100bb030u;
     const cudaError_t cubind_expected = cudaErrorNoKernelImageForDevice;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&devPtr, sizeof devPtr);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&resource, sizeof resource);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graphics_resource_get_mapped_pointer(devPtr, size, resource);
-    assert_true(cubind_mock_matches("cudaGraphicsResourceGetMappedPointer"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsResourceGetMappedPointer", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&devPtr, sizeof devPtr);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&resource, sizeof resource);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graphics_resource_get_mapped_pointer(devPtr, size, resource);
+        assert_true(cubind_mock_matches("cudaGraphicsResourceGetMappedPointer"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsResourceGetMappedPointer", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graphics_sub_resource_get_mapped_array(void **cubind_state)
@@ -4018,19 +5153,25 @@ static void test_cubind_runtime_graphics_sub_resource_get_mapped_array(void **cu
     unsigned int mipLevel = (unsigned int)0x122f03;
     const cudaError_t cubind_expected = cudaErrorAlreadyAcquired;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&array, sizeof array);
-    cubind_mock_expect_arg(&resource, sizeof resource);
-    cubind_mock_expect_arg(&arrayIndex, sizeof arrayIndex);
-    cubind_mock_expect_arg(&mipLevel, sizeof mipLevel);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graphics_sub_resource_get_mapped_array(array, resource, arrayIndex, mipLevel);
-    assert_true(cubind_mock_matches("cudaGraphicsSubResourceGetMappedArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsSubResourceGetMappedArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&array, sizeof array);
+        cubind_mock_expect_arg(&resource, sizeof resource);
+        cubind_mock_expect_arg(&arrayIndex, sizeof arrayIndex);
+        cubind_mock_expect_arg(&mipLevel, sizeof mipLevel);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graphics_sub_resource_get_mapped_array(array, resource, arrayIndex, mipLevel);
+        assert_true(cubind_mock_matches("cudaGraphicsSubResourceGetMappedArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsSubResourceGetMappedArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graphics_resource_get_mapped_mipmapped_array(void **cubind_state)
@@ -4039,17 +5180,23 @@ static void test_cubind_runtime_graphics_resource_get_mapped_mipmapped_array(voi
     cudaGraphicsResource_t resource = (cudaGraphicsResource_t)(uintptr_t)0x100bd020u;
     const cudaError_t cubind_expected = cudaErrorNotMapped;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&mipmappedArray, sizeof mipmappedArray);
-    cubind_mock_expect_arg(&resource, sizeof resource);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graphics_resource_get_mapped_mipmapped_array(mipmappedArray, resource);
-    assert_true(cubind_mock_matches("cudaGraphicsResourceGetMappedMipmappedArray"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsResourceGetMappedMipmappedArray", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&mipmappedArray, sizeof mipmappedArray);
+        cubind_mock_expect_arg(&resource, sizeof resource);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graphics_resource_get_mapped_mipmapped_array(mipmappedArray, resource);
+        assert_true(cubind_mock_matches("cudaGraphicsResourceGetMappedMipmappedArray"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsResourceGetMappedMipmappedArray", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_channel_desc(void **cubind_state)
@@ -4058,17 +5205,23 @@ static void test_cubind_runtime_get_channel_desc(void **cubind_state)
     cudaArray_const_t array = (cudaArray_const_t)(uintptr_t)0x100be020u;
     const cudaError_t cubind_expected = cudaErrorNotMappedAsArray;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&desc, sizeof desc);
-    cubind_mock_expect_arg(&array, sizeof array);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_channel_desc(desc, array);
-    assert_true(cubind_mock_matches("cudaGetChannelDesc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetChannelDesc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&desc, sizeof desc);
+        cubind_mock_expect_arg(&array, sizeof array);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_channel_desc(desc, array);
+        assert_true(cubind_mock_matches("cudaGetChannelDesc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetChannelDesc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_create_channel_desc(void **cubind_state)
@@ -4080,25 +5233,31 @@ static void test_cubind_runtime_create_channel_desc(void **cubind_state)
     enum cudaChannelFormatKind f = (enum cudaChannelFormatKind)68;
     const uintptr_t cubind_expected = 0x90u;
     struct cudaChannelFormatDesc cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&x, sizeof x);
-    cubind_mock_expect_arg(&y, sizeof y);
-    cubind_mock_expect_arg(&z, sizeof z);
-    cubind_mock_expect_arg(&w, sizeof w);
-    cubind_mock_expect_arg(&f, sizeof f);
-    cubind_mock_set_return(cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_create_channel_desc(x, y, z, w, f);
-    assert_true(cubind_mock_matches("cudaCreateChannelDesc"));
-    {
-        /* the mock fills a returned struct with the low byte of the value it was given */
-        struct cudaChannelFormatDesc cubind_expected_record;
-        memset(&cubind_expected_record, (int)(cubind_expected & 0xff), sizeof cubind_expected_record);
-        assert_memory_equal(&cubind_result, &cubind_expected_record, sizeof cubind_result);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&x, sizeof x);
+        cubind_mock_expect_arg(&y, sizeof y);
+        cubind_mock_expect_arg(&z, sizeof z);
+        cubind_mock_expect_arg(&w, sizeof w);
+        cubind_mock_expect_arg(&f, sizeof f);
+        cubind_mock_set_return(cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_create_channel_desc(x, y, z, w, f);
+        assert_true(cubind_mock_matches("cudaCreateChannelDesc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
+        {
+            /* the mock fills a returned struct with the low byte of the value it was given */
+            struct cudaChannelFormatDesc cubind_expected_record;
+            memset(&cubind_expected_record, (int)(cubind_expected & 0xff), sizeof cubind_expected_record);
+            assert_memory_equal(&cubind_result, &cubind_expected_record, sizeof cubind_result);
+        }
+        cubind_test_assert_no_error();
     }
-    cubind_test_assert_no_error();
 }
 
 static void test_cubind_runtime_create_texture_object(void **cubind_state)
@@ -4109,19 +5268,25 @@ static void test_cubind_runtime_create_texture_object(void **cubind_state)
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(uintptr_t)0x100c0040u;
     const cudaError_t cubind_expected = cudaErrorECCUncorrectable;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pTexObject, sizeof pTexObject);
-    cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
-    cubind_mock_expect_arg(&pTexDesc, sizeof pTexDesc);
-    cubind_mock_expect_arg(&pResViewDesc, sizeof pResViewDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    assert_true(cubind_mock_matches("cudaCreateTextureObject"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pTexObject, sizeof pTexObject);
+        cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
+        cubind_mock_expect_arg(&pTexDesc, sizeof pTexDesc);
+        cubind_mock_expect_arg(&pResViewDesc, sizeof pResViewDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+        assert_true(cubind_mock_matches("cudaCreateTextureObject"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_destroy_texture_object(void **cubind_state)
@@ -4129,16 +5294,22 @@ static void test_cubind_runtime_destroy_texture_object(void **cubind_state)
     cudaTextureObject_t texObject = (cudaTextureObject_t)0x12340000c100LL;
     const cudaError_t cubind_expected = cudaErrorUnsupportedLimit;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&texObject, sizeof texObject);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_destroy_texture_object(texObject);
-    assert_true(cubind_mock_matches("cudaDestroyTextureObject"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDestroyTextureObject", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&texObject, sizeof texObject);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_destroy_texture_object(texObject);
+        assert_true(cubind_mock_matches("cudaDestroyTextureObject"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDestroyTextureObject", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_state)
@@ -4147,17 +5318,23 @@ static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_s
     cudaTextureObject_t texObject = (cudaTextureObject_t)0x12340000c201LL;
     const cudaError_t cubind_expected = cudaErrorDeviceAlreadyInUse;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
-    cubind_mock_expect_arg(&texObject, sizeof texObject);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_texture_object_resource_desc(pResDesc, texObject);
-    assert_true(cubind_mock_matches("cudaGetTextureObjectResourceDesc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectResourceDesc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
+        cubind_mock_expect_arg(&texObject, sizeof texObject);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_texture_object_resource_desc(pResDesc, texObject);
+        assert_true(cubind_mock_matches("cudaGetTextureObjectResourceDesc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectResourceDesc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_texture_object_texture_desc(void **cubind_state)
@@ -4166,17 +5343,23 @@ static void test_cubind_runtime_get_texture_object_texture_desc(void **cubind_st
     cudaTextureObject_t texObject = (cudaTextureObject_t)0x12340000c301LL;
     const cudaError_t cubind_expected = cudaErrorPeerAccessUnsupported;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pTexDesc, sizeof pTexDesc);
-    cubind_mock_expect_arg(&texObject, sizeof texObject);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_texture_object_texture_desc(pTexDesc, texObject);
-    assert_true(cubind_mock_matches("cudaGetTextureObjectTextureDesc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectTextureDesc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pTexDesc, sizeof pTexDesc);
+        cubind_mock_expect_arg(&texObject, sizeof texObject);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_texture_object_texture_desc(pTexDesc, texObject);
+        assert_true(cubind_mock_matches("cudaGetTextureObjectTextureDesc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectTextureDesc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cubind_state)
@@ -4185,17 +5368,23 @@ static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cub
     cudaTextureObject_t texObject = (cudaTextureObject_t)0x12340000c401LL;
     const cudaError_t cubind_expected = cudaErrorInvalidPtx;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pResViewDesc, sizeof pResViewDesc);
-    cubind_mock_expect_arg(&texObject, sizeof texObject);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_texture_object_resource_view_desc(pResViewDesc, texObject);
-    assert_true(cubind_mock_matches("cudaGetTextureObjectResourceViewDesc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectResourceViewDesc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pResViewDesc, sizeof pResViewDesc);
+        cubind_mock_expect_arg(&texObject, sizeof texObject);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_texture_object_resource_view_desc(pResViewDesc, texObject);
+        assert_true(cubind_mock_matches("cudaGetTextureObjectResourceViewDesc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectResourceViewDesc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_create_surface_object(void **cubind_state)
@@ -4204,17 +5393,23 @@ static void test_cubind_runtime_create_surface_object(void **cubind_state)
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(uintptr_t)0x100c5020u;
     const cudaError_t cubind_expected = cudaErrorInvalidGraphicsContext;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pSurfObject, sizeof pSurfObject);
-    cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_create_surface_object(pSurfObject, pResDesc);
-    assert_true(cubind_mock_matches("cudaCreateSurfaceObject"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pSurfObject, sizeof pSurfObject);
+        cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_create_surface_object(pSurfObject, pResDesc);
+        assert_true(cubind_mock_matches("cudaCreateSurfaceObject"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_destroy_surface_object(void **cubind_state)
@@ -4222,16 +5417,22 @@ static void test_cubind_runtime_destroy_surface_object(void **cubind_state)
     cudaSurfaceObject_t surfObject = (cudaSurfaceObject_t)0x12340000c600LL;
     const cudaError_t cubind_expected = cudaErrorNvlinkUncorrectable;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&surfObject, sizeof surfObject);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_destroy_surface_object(surfObject);
-    assert_true(cubind_mock_matches("cudaDestroySurfaceObject"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDestroySurfaceObject", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&surfObject, sizeof surfObject);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_destroy_surface_object(surfObject);
+        assert_true(cubind_mock_matches("cudaDestroySurfaceObject"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDestroySurfaceObject", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_state)
@@ -4240,17 +5441,23 @@ static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_s
     cudaSurfaceObject_t surfObject = (cudaSurfaceObject_t)0x12340000c701LL;
     const cudaError_t cubind_expected = cudaErrorJitCompilerNotFound;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
-    cubind_mock_expect_arg(&surfObject, sizeof surfObject);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_surface_object_resource_desc(pResDesc, surfObject);
-    assert_true(cubind_mock_matches("cudaGetSurfaceObjectResourceDesc"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetSurfaceObjectResourceDesc", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
+        cubind_mock_expect_arg(&surfObject, sizeof surfObject);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_surface_object_resource_desc(pResDesc, surfObject);
+        assert_true(cubind_mock_matches("cudaGetSurfaceObjectResourceDesc"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetSurfaceObjectResourceDesc", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_driver_get_version(void **cubind_state)
@@ -4258,16 +5465,22 @@ static void test_cubind_runtime_driver_get_version(void **cubind_state)
     int *driverVersion = (int *)(uintptr_t)0x100c8010u;
     const cudaError_t cubind_expected = cudaErrorUnsupportedPtxVersion;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&driverVersion, sizeof driverVersion);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_driver_get_version(driverVersion);
-    assert_true(cubind_mock_matches("cudaDriverGetVersion"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDriverGetVersion", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&driverVersion, sizeof driverVersion);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_driver_get_version(driverVersion);
+        assert_true(cubind_mock_matches("cudaDriverGetVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDriverGetVersion", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_runtime_get_version(void **cubind_state)
@@ -4275,16 +5488,22 @@ static void test_cubind_runtime_runtime_get_version(void **cubind_state)
     int *runtimeVersion = (int *)(uintptr_t)0x100c9010u;
     const cudaError_t cubind_expected = cudaErrorJitCompilationDisabled;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&runtimeVersion, sizeof runtimeVersion);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_runtime_get_version(runtimeVersion);
-    assert_true(cubind_mock_matches("cudaRuntimeGetVersion"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaRuntimeGetVersion", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&runtimeVersion, sizeof runtimeVersion);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_runtime_get_version(runtimeVersion);
+        assert_true(cubind_mock_matches("cudaRuntimeGetVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaRuntimeGetVersion", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_logs_register_callback(void **cubind_state)
@@ -4294,18 +5513,24 @@ static void test_cubind_runtime_logs_register_callback(void **cubind_state)
     cudaLogsCallbackHandle *callback_out = (cudaLogsCallbackHandle *)(uintptr_t)0x100ca030u;
     const cudaError_t cubind_expected = cudaErrorUnsupportedExecAffinity;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&callbackFunc, sizeof callbackFunc);
-    cubind_mock_expect_arg(&userData, sizeof userData);
-    cubind_mock_expect_arg(&callback_out, sizeof callback_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_logs_register_callback(callbackFunc, userData, callback_out);
-    assert_true(cubind_mock_matches("cudaLogsRegisterCallback"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsRegisterCallback", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&callbackFunc, sizeof callbackFunc);
+        cubind_mock_expect_arg(&userData, sizeof userData);
+        cubind_mock_expect_arg(&callback_out, sizeof callback_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_logs_register_callback(callbackFunc, userData, callback_out);
+        assert_true(cubind_mock_matches("cudaLogsRegisterCallback"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsRegisterCallback", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_logs_unregister_callback(void **cubind_state)
@@ -4313,16 +5538,22 @@ static void test_cubind_runtime_logs_unregister_callback(void **cubind_state)
     cudaLogsCallbackHandle callback = (cudaLogsCallbackHandle)(uintptr_t)0x100cb010u;
     const cudaError_t cubind_expected = cudaErrorUnsupportedDevSideSync;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&callback, sizeof callback);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_logs_unregister_callback(callback);
-    assert_true(cubind_mock_matches("cudaLogsUnregisterCallback"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsUnregisterCallback", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&callback, sizeof callback);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_logs_unregister_callback(callback);
+        assert_true(cubind_mock_matches("cudaLogsUnregisterCallback"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsUnregisterCallback", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_logs_current(void **cubind_state)
@@ -4331,17 +5562,23 @@ static void test_cubind_runtime_logs_current(void **cubind_state)
     unsigned int flags = (unsigned int)0x123301;
     const cudaError_t cubind_expected = cudaErrorContained;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&iterator_out, sizeof iterator_out);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_logs_current(iterator_out, flags);
-    assert_true(cubind_mock_matches("cudaLogsCurrent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsCurrent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&iterator_out, sizeof iterator_out);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_logs_current(iterator_out, flags);
+        assert_true(cubind_mock_matches("cudaLogsCurrent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsCurrent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
@@ -4351,18 +5588,24 @@ static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
     unsigned int flags = (unsigned int)0x123342;
     const cudaError_t cubind_expected = cudaErrorInvalidSource;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&iterator, sizeof iterator);
-    cubind_mock_expect_arg(&pathToFile, sizeof pathToFile);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_logs_dump_to_file(iterator, pathToFile, flags);
-    assert_true(cubind_mock_matches("cudaLogsDumpToFile"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsDumpToFile", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&iterator, sizeof iterator);
+        cubind_mock_expect_arg(&pathToFile, sizeof pathToFile);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_logs_dump_to_file(iterator, pathToFile, flags);
+        assert_true(cubind_mock_matches("cudaLogsDumpToFile"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsDumpToFile", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_logs_dump_to_memory(void **cubind_state)
@@ -4373,19 +5616,25 @@ static void test_cubind_runtime_logs_dump_to_memory(void **cubind_state)
     unsigned int flags = (unsigned int)0x123383;
     const cudaError_t cubind_expected = cudaErrorFileNotFound;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&iterator, sizeof iterator);
-    cubind_mock_expect_arg(&buffer, sizeof buffer);
-    cubind_mock_expect_arg(&size, sizeof size);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_logs_dump_to_memory(iterator, buffer, size, flags);
-    assert_true(cubind_mock_matches("cudaLogsDumpToMemory"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsDumpToMemory", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&iterator, sizeof iterator);
+        cubind_mock_expect_arg(&buffer, sizeof buffer);
+        cubind_mock_expect_arg(&size, sizeof size);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_logs_dump_to_memory(iterator, buffer, size, flags);
+        assert_true(cubind_mock_matches("cudaLogsDumpToMemory"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsDumpToMemory", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_create(void **cubind_state)
@@ -4394,17 +5643,23 @@ static void test_cubind_runtime_graph_create(void **cubind_state)
     unsigned int flags = (unsigned int)0x1233c1;
     const cudaError_t cubind_expected = cudaErrorSharedObjectSymbolNotFound;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraph, sizeof pGraph);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_create(pGraph, flags);
-    assert_true(cubind_mock_matches("cudaGraphCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraph, sizeof pGraph);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_create(pGraph, flags);
+        assert_true(cubind_mock_matches("cudaGraphCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_kernel_node(void **cubind_state)
@@ -4416,20 +5671,26 @@ static void test_cubind_runtime_graph_add_kernel_node(void **cubind_state)
     const struct cudaKernelNodeParams *pNodeParams = (const struct cudaKernelNodeParams *)(uintptr_t)0x100d0050u;
     const cudaError_t cubind_expected = cudaErrorSharedObjectInitFailed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_kernel_node(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    assert_true(cubind_mock_matches("cudaGraphAddKernelNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddKernelNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_kernel_node(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+        assert_true(cubind_mock_matches("cudaGraphAddKernelNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddKernelNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_kernel_node_get_params(void **cubind_state)
@@ -4438,17 +5699,23 @@ static void test_cubind_runtime_graph_kernel_node_get_params(void **cubind_state
     struct cudaKernelNodeParams *pNodeParams = (struct cudaKernelNodeParams *)(uintptr_t)0x100d1020u;
     const cudaError_t cubind_expected = cudaErrorOperatingSystem;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_kernel_node_get_params(node, pNodeParams);
-    assert_true(cubind_mock_matches("cudaGraphKernelNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_kernel_node_get_params(node, pNodeParams);
+        assert_true(cubind_mock_matches("cudaGraphKernelNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_kernel_node_set_params(void **cubind_state)
@@ -4457,17 +5724,23 @@ static void test_cubind_runtime_graph_kernel_node_set_params(void **cubind_state
     const struct cudaKernelNodeParams *pNodeParams = (const struct cudaKernelNodeParams *)(uintptr_t)0x100d2020u;
     const cudaError_t cubind_expected = cudaErrorInvalidResourceHandle;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_kernel_node_set_params(node, pNodeParams);
-    assert_true(cubind_mock_matches("cudaGraphKernelNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_kernel_node_set_params(node, pNodeParams);
+        assert_true(cubind_mock_matches("cudaGraphKernelNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_kernel_node_copy_attributes(void **cubind_state)
@@ -4476,17 +5749,23 @@ static void test_cubind_runtime_graph_kernel_node_copy_attributes(void **cubind_
     cudaGraphNode_t hSrc = (cudaGraphNode_t)(uintptr_t)0x100d3020u;
     const cudaError_t cubind_expected = cudaErrorIllegalState;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hDst, sizeof hDst);
-    cubind_mock_expect_arg(&hSrc, sizeof hSrc);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_kernel_node_copy_attributes(hDst, hSrc);
-    assert_true(cubind_mock_matches("cudaGraphKernelNodeCopyAttributes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeCopyAttributes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hDst, sizeof hDst);
+        cubind_mock_expect_arg(&hSrc, sizeof hSrc);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_kernel_node_copy_attributes(hDst, hSrc);
+        assert_true(cubind_mock_matches("cudaGraphKernelNodeCopyAttributes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeCopyAttributes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_kernel_node_get_attribute(void **cubind_state)
@@ -4496,18 +5775,24 @@ static void test_cubind_runtime_graph_kernel_node_get_attribute(void **cubind_st
     cudaLaunchAttributeValue *value_out = (cudaLaunchAttributeValue *)(uintptr_t)0x100d4030u;
     const cudaError_t cubind_expected = cudaErrorLossyQuery;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value_out, sizeof value_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_kernel_node_get_attribute(hNode, attr, value_out);
-    assert_true(cubind_mock_matches("cudaGraphKernelNodeGetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeGetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value_out, sizeof value_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_kernel_node_get_attribute(hNode, attr, value_out);
+        assert_true(cubind_mock_matches("cudaGraphKernelNodeGetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeGetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_kernel_node_set_attribute(void **cubind_state)
@@ -4517,18 +5802,24 @@ static void test_cubind_runtime_graph_kernel_node_set_attribute(void **cubind_st
     const cudaLaunchAttributeValue *value = (const cudaLaunchAttributeValue *)(uintptr_t)0x100d5030u;
     const cudaError_t cubind_expected = cudaErrorSymbolNotFound;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_kernel_node_set_attribute(hNode, attr, value);
-    assert_true(cubind_mock_matches("cudaGraphKernelNodeSetAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeSetAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_kernel_node_set_attribute(hNode, attr, value);
+        assert_true(cubind_mock_matches("cudaGraphKernelNodeSetAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeSetAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_memcpy_node(void **cubind_state)
@@ -4540,20 +5831,26 @@ static void test_cubind_runtime_graph_add_memcpy_node(void **cubind_state)
     const struct cudaMemcpy3DParms *pCopyParams = (const struct cudaMemcpy3DParms *)(uintptr_t)0x100d6050u;
     const cudaError_t cubind_expected = cudaErrorNotReady;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&pCopyParams, sizeof pCopyParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_memcpy_node(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
-    assert_true(cubind_mock_matches("cudaGraphAddMemcpyNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&pCopyParams, sizeof pCopyParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_memcpy_node(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+        assert_true(cubind_mock_matches("cudaGraphAddMemcpyNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_memcpy_node_to_symbol(void **cubind_state)
@@ -4569,24 +5866,30 @@ static void test_cubind_runtime_graph_add_memcpy_node_to_symbol(void **cubind_st
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)72;
     const cudaError_t cubind_expected = cudaErrorIllegalAddress;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_memcpy_node_to_symbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
-    assert_true(cubind_mock_matches("cudaGraphAddMemcpyNodeToSymbol"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNodeToSymbol", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_memcpy_node_to_symbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+        assert_true(cubind_mock_matches("cudaGraphAddMemcpyNodeToSymbol"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNodeToSymbol", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_memcpy_node_from_symbol(void **cubind_state)
@@ -4602,24 +5905,30 @@ static void test_cubind_runtime_graph_add_memcpy_node_from_symbol(void **cubind_
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)72;
     const cudaError_t cubind_expected = cudaErrorLaunchOutOfResources;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_memcpy_node_from_symbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
-    assert_true(cubind_mock_matches("cudaGraphAddMemcpyNodeFromSymbol"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNodeFromSymbol", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_memcpy_node_from_symbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+        assert_true(cubind_mock_matches("cudaGraphAddMemcpyNodeFromSymbol"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNodeFromSymbol", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_memcpy_node1_d(void **cubind_state)
@@ -4634,23 +5943,29 @@ static void test_cubind_runtime_graph_add_memcpy_node1_d(void **cubind_state)
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)71;
     const cudaError_t cubind_expected = cudaErrorLaunchTimeout;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_memcpy_node1_d(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
-    assert_true(cubind_mock_matches("cudaGraphAddMemcpyNode1D"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNode1D", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_memcpy_node1_d(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+        assert_true(cubind_mock_matches("cudaGraphAddMemcpyNode1D"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNode1D", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_memcpy_node_get_params(void **cubind_state)
@@ -4659,17 +5974,23 @@ static void test_cubind_runtime_graph_memcpy_node_get_params(void **cubind_state
     struct cudaMemcpy3DParms *pNodeParams = (struct cudaMemcpy3DParms *)(uintptr_t)0x100da020u;
     const cudaError_t cubind_expected = cudaErrorLaunchIncompatibleTexturing;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_memcpy_node_get_params(node, pNodeParams);
-    assert_true(cubind_mock_matches("cudaGraphMemcpyNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_memcpy_node_get_params(node, pNodeParams);
+        assert_true(cubind_mock_matches("cudaGraphMemcpyNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_memcpy_node_set_params(void **cubind_state)
@@ -4678,17 +5999,23 @@ static void test_cubind_runtime_graph_memcpy_node_set_params(void **cubind_state
     const struct cudaMemcpy3DParms *pNodeParams = (const struct cudaMemcpy3DParms *)(uintptr_t)0x100db020u;
     const cudaError_t cubind_expected = cudaErrorPeerAccessAlreadyEnabled;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_memcpy_node_set_params(node, pNodeParams);
-    assert_true(cubind_mock_matches("cudaGraphMemcpyNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_memcpy_node_set_params(node, pNodeParams);
+        assert_true(cubind_mock_matches("cudaGraphMemcpyNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_memcpy_node_set_params_to_symbol(void **cubind_state)
@@ -4701,21 +6028,27 @@ static void test_cubind_runtime_graph_memcpy_node_set_params_to_symbol(void **cu
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)69;
     const cudaError_t cubind_expected = cudaErrorPeerAccessNotEnabled;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_memcpy_node_set_params_to_symbol(node, symbol, src, count, offset, kind);
-    assert_true(cubind_mock_matches("cudaGraphMemcpyNodeSetParamsToSymbol"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeSetParamsToSymbol", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_memcpy_node_set_params_to_symbol(node, symbol, src, count, offset, kind);
+        assert_true(cubind_mock_matches("cudaGraphMemcpyNodeSetParamsToSymbol"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeSetParamsToSymbol", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_memcpy_node_set_params_from_symbol(void **cubind_state)
@@ -4728,21 +6061,27 @@ static void test_cubind_runtime_graph_memcpy_node_set_params_from_symbol(void **
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)69;
     const cudaError_t cubind_expected = cudaErrorSetOnActiveProcess;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_memcpy_node_set_params_from_symbol(node, dst, symbol, count, offset, kind);
-    assert_true(cubind_mock_matches("cudaGraphMemcpyNodeSetParamsFromSymbol"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeSetParamsFromSymbol", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_memcpy_node_set_params_from_symbol(node, dst, symbol, count, offset, kind);
+        assert_true(cubind_mock_matches("cudaGraphMemcpyNodeSetParamsFromSymbol"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeSetParamsFromSymbol", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_memcpy_node_set_params1_d(void **cubind_state)
@@ -4754,20 +6093,26 @@ static void test_cubind_runtime_graph_memcpy_node_set_params1_d(void **cubind_st
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)68;
     const cudaError_t cubind_expected = cudaErrorContextIsDestroyed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_memcpy_node_set_params1_d(node, dst, src, count, kind);
-    assert_true(cubind_mock_matches("cudaGraphMemcpyNodeSetParams1D"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeSetParams1D", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_memcpy_node_set_params1_d(node, dst, src, count, kind);
+        assert_true(cubind_mock_matches("cudaGraphMemcpyNodeSetParams1D"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeSetParams1D", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_memset_node(void **cubind_state)
@@ -4779,20 +6124,26 @@ static void test_cubind_runtime_graph_add_memset_node(void **cubind_state)
     const struct cudaMemsetParams *pMemsetParams = (const struct cudaMemsetParams *)(uintptr_t)0x100df050u;
     const cudaError_t cubind_expected = cudaErrorAssert;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&pMemsetParams, sizeof pMemsetParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_memset_node(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
-    assert_true(cubind_mock_matches("cudaGraphAddMemsetNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemsetNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&pMemsetParams, sizeof pMemsetParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_memset_node(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+        assert_true(cubind_mock_matches("cudaGraphAddMemsetNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemsetNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_memset_node_get_params(void **cubind_state)
@@ -4801,17 +6152,23 @@ static void test_cubind_runtime_graph_memset_node_get_params(void **cubind_state
     struct cudaMemsetParams *pNodeParams = (struct cudaMemsetParams *)(uintptr_t)0x100e0020u;
     const cudaError_t cubind_expected = cudaErrorTooManyPeers;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_memset_node_get_params(node, pNodeParams);
-    assert_true(cubind_mock_matches("cudaGraphMemsetNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemsetNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_memset_node_get_params(node, pNodeParams);
+        assert_true(cubind_mock_matches("cudaGraphMemsetNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemsetNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_memset_node_set_params(void **cubind_state)
@@ -4820,17 +6177,23 @@ static void test_cubind_runtime_graph_memset_node_set_params(void **cubind_state
     const struct cudaMemsetParams *pNodeParams = (const struct cudaMemsetParams *)(uintptr_t)0x100e1020u;
     const cudaError_t cubind_expected = cudaErrorHostMemoryAlreadyRegistered;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_memset_node_set_params(node, pNodeParams);
-    assert_true(cubind_mock_matches("cudaGraphMemsetNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemsetNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_memset_node_set_params(node, pNodeParams);
+        assert_true(cubind_mock_matches("cudaGraphMemsetNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemsetNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_host_node(void **cubind_state)
@@ -4842,20 +6205,26 @@ static void test_cubind_runtime_graph_add_host_node(void **cubind_state)
     const struct cudaHostNodeParams *pNodeParams = (const struct cudaHostNodeParams *)(uintptr_t)0x100e2050u;
     const cudaError_t cubind_expected = cudaErrorHostMemoryNotRegistered;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_host_node(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    assert_true(cubind_mock_matches("cudaGraphAddHostNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddHostNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_host_node(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+        assert_true(cubind_mock_matches("cudaGraphAddHostNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddHostNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_host_node_get_params(void **cubind_state)
@@ -4864,17 +6233,23 @@ static void test_cubind_runtime_graph_host_node_get_params(void **cubind_state)
     struct cudaHostNodeParams *pNodeParams = (struct cudaHostNodeParams *)(uintptr_t)0x100e3020u;
     const cudaError_t cubind_expected = cudaErrorHardwareStackError;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_host_node_get_params(node, pNodeParams);
-    assert_true(cubind_mock_matches("cudaGraphHostNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphHostNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_host_node_get_params(node, pNodeParams);
+        assert_true(cubind_mock_matches("cudaGraphHostNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphHostNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_host_node_set_params(void **cubind_state)
@@ -4883,17 +6258,23 @@ static void test_cubind_runtime_graph_host_node_set_params(void **cubind_state)
     const struct cudaHostNodeParams *pNodeParams = (const struct cudaHostNodeParams *)(uintptr_t)0x100e4020u;
     const cudaError_t cubind_expected = cudaErrorIllegalInstruction;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_host_node_set_params(node, pNodeParams);
-    assert_true(cubind_mock_matches("cudaGraphHostNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphHostNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_host_node_set_params(node, pNodeParams);
+        assert_true(cubind_mock_matches("cudaGraphHostNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphHostNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_child_graph_node(void **cubind_state)
@@ -4905,20 +6286,26 @@ static void test_cubind_runtime_graph_add_child_graph_node(void **cubind_state)
     cudaGraph_t childGraph = (cudaGraph_t)(uintptr_t)0x100e5050u;
     const cudaError_t cubind_expected = cudaErrorMisalignedAddress;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&childGraph, sizeof childGraph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_child_graph_node(pGraphNode, graph, pDependencies, numDependencies, childGraph);
-    assert_true(cubind_mock_matches("cudaGraphAddChildGraphNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddChildGraphNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&childGraph, sizeof childGraph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_child_graph_node(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+        assert_true(cubind_mock_matches("cudaGraphAddChildGraphNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddChildGraphNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_child_graph_node_get_graph(void **cubind_state)
@@ -4927,17 +6314,23 @@ static void test_cubind_runtime_graph_child_graph_node_get_graph(void **cubind_s
     cudaGraph_t *pGraph = (cudaGraph_t *)(uintptr_t)0x100e6020u;
     const cudaError_t cubind_expected = cudaErrorInvalidAddressSpace;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pGraph, sizeof pGraph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_child_graph_node_get_graph(node, pGraph);
-    assert_true(cubind_mock_matches("cudaGraphChildGraphNodeGetGraph"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphChildGraphNodeGetGraph", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pGraph, sizeof pGraph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_child_graph_node_get_graph(node, pGraph);
+        assert_true(cubind_mock_matches("cudaGraphChildGraphNodeGetGraph"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphChildGraphNodeGetGraph", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_empty_node(void **cubind_state)
@@ -4948,19 +6341,25 @@ static void test_cubind_runtime_graph_add_empty_node(void **cubind_state)
     size_t numDependencies = (size_t)0x12340000e703LL;
     const cudaError_t cubind_expected = cudaErrorInvalidPc;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_empty_node(pGraphNode, graph, pDependencies, numDependencies);
-    assert_true(cubind_mock_matches("cudaGraphAddEmptyNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddEmptyNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_empty_node(pGraphNode, graph, pDependencies, numDependencies);
+        assert_true(cubind_mock_matches("cudaGraphAddEmptyNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddEmptyNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_event_record_node(void **cubind_state)
@@ -4972,20 +6371,26 @@ static void test_cubind_runtime_graph_add_event_record_node(void **cubind_state)
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x100e8050u;
     const cudaError_t cubind_expected = cudaErrorLaunchFailure;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_event_record_node(pGraphNode, graph, pDependencies, numDependencies, event);
-    assert_true(cubind_mock_matches("cudaGraphAddEventRecordNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddEventRecordNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_event_record_node(pGraphNode, graph, pDependencies, numDependencies, event);
+        assert_true(cubind_mock_matches("cudaGraphAddEventRecordNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddEventRecordNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_event_record_node_get_event(void **cubind_state)
@@ -4994,17 +6399,23 @@ static void test_cubind_runtime_graph_event_record_node_get_event(void **cubind_
     cudaEvent_t *event_out = (cudaEvent_t *)(uintptr_t)0x100e9020u;
     const cudaError_t cubind_expected = cudaErrorCooperativeLaunchTooLarge;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&event_out, sizeof event_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_event_record_node_get_event(node, event_out);
-    assert_true(cubind_mock_matches("cudaGraphEventRecordNodeGetEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphEventRecordNodeGetEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&event_out, sizeof event_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_event_record_node_get_event(node, event_out);
+        assert_true(cubind_mock_matches("cudaGraphEventRecordNodeGetEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphEventRecordNodeGetEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_event_record_node_set_event(void **cubind_state)
@@ -5013,17 +6424,23 @@ static void test_cubind_runtime_graph_event_record_node_set_event(void **cubind_
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x100ea020u;
     const cudaError_t cubind_expected = cudaErrorTensorMemoryLeak;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_event_record_node_set_event(node, event);
-    assert_true(cubind_mock_matches("cudaGraphEventRecordNodeSetEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphEventRecordNodeSetEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_event_record_node_set_event(node, event);
+        assert_true(cubind_mock_matches("cudaGraphEventRecordNodeSetEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphEventRecordNodeSetEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_event_wait_node(void **cubind_state)
@@ -5035,20 +6452,26 @@ static void test_cubind_runtime_graph_add_event_wait_node(void **cubind_state)
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x100eb050u;
     const cudaError_t cubind_expected = cudaErrorNotPermitted;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_event_wait_node(pGraphNode, graph, pDependencies, numDependencies, event);
-    assert_true(cubind_mock_matches("cudaGraphAddEventWaitNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddEventWaitNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_event_wait_node(pGraphNode, graph, pDependencies, numDependencies, event);
+        assert_true(cubind_mock_matches("cudaGraphAddEventWaitNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddEventWaitNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_event_wait_node_get_event(void **cubind_state)
@@ -5057,17 +6480,23 @@ static void test_cubind_runtime_graph_event_wait_node_get_event(void **cubind_st
     cudaEvent_t *event_out = (cudaEvent_t *)(uintptr_t)0x100ec020u;
     const cudaError_t cubind_expected = cudaErrorNotSupported;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&event_out, sizeof event_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_event_wait_node_get_event(node, event_out);
-    assert_true(cubind_mock_matches("cudaGraphEventWaitNodeGetEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphEventWaitNodeGetEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&event_out, sizeof event_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_event_wait_node_get_event(node, event_out);
+        assert_true(cubind_mock_matches("cudaGraphEventWaitNodeGetEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphEventWaitNodeGetEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_event_wait_node_set_event(void **cubind_state)
@@ -5076,17 +6505,23 @@ static void test_cubind_runtime_graph_event_wait_node_set_event(void **cubind_st
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x100ed020u;
     const cudaError_t cubind_expected = cudaErrorSystemNotReady;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_event_wait_node_set_event(node, event);
-    assert_true(cubind_mock_matches("cudaGraphEventWaitNodeSetEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphEventWaitNodeSetEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_event_wait_node_set_event(node, event);
+        assert_true(cubind_mock_matches("cudaGraphEventWaitNodeSetEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphEventWaitNodeSetEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_external_semaphores_signal_node(void **cubind_state)
@@ -5098,20 +6533,26 @@ static void test_cubind_runtime_graph_add_external_semaphores_signal_node(void *
     const struct cudaExternalSemaphoreSignalNodeParams *nodeParams = (const struct cudaExternalSemaphoreSignalNodeParams *)(uintptr_t)0x100ee050u;
     const cudaError_t cubind_expected = cudaErrorSystemDriverMismatch;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_external_semaphores_signal_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    assert_true(cubind_mock_matches("cudaGraphAddExternalSemaphoresSignalNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddExternalSemaphoresSignalNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_external_semaphores_signal_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+        assert_true(cubind_mock_matches("cudaGraphAddExternalSemaphoresSignalNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddExternalSemaphoresSignalNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_external_semaphores_signal_node_get_params(void **cubind_state)
@@ -5120,17 +6561,23 @@ static void test_cubind_runtime_graph_external_semaphores_signal_node_get_params
     struct cudaExternalSemaphoreSignalNodeParams *params_out = (struct cudaExternalSemaphoreSignalNodeParams *)(uintptr_t)0x100ef020u;
     const cudaError_t cubind_expected = cudaErrorCompatNotSupportedOnDevice;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&params_out, sizeof params_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_external_semaphores_signal_node_get_params(hNode, params_out);
-    assert_true(cubind_mock_matches("cudaGraphExternalSemaphoresSignalNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExternalSemaphoresSignalNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&params_out, sizeof params_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_external_semaphores_signal_node_get_params(hNode, params_out);
+        assert_true(cubind_mock_matches("cudaGraphExternalSemaphoresSignalNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExternalSemaphoresSignalNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_external_semaphores_signal_node_set_params(void **cubind_state)
@@ -5139,17 +6586,23 @@ static void test_cubind_runtime_graph_external_semaphores_signal_node_set_params
     const struct cudaExternalSemaphoreSignalNodeParams *nodeParams = (const struct cudaExternalSemaphoreSignalNodeParams *)(uintptr_t)0x100f0020u;
     const cudaError_t cubind_expected = cudaErrorMpsConnectionFailed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_external_semaphores_signal_node_set_params(hNode, nodeParams);
-    assert_true(cubind_mock_matches("cudaGraphExternalSemaphoresSignalNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExternalSemaphoresSignalNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_external_semaphores_signal_node_set_params(hNode, nodeParams);
+        assert_true(cubind_mock_matches("cudaGraphExternalSemaphoresSignalNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExternalSemaphoresSignalNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_external_semaphores_wait_node(void **cubind_state)
@@ -5161,20 +6614,26 @@ static void test_cubind_runtime_graph_add_external_semaphores_wait_node(void **c
     const struct cudaExternalSemaphoreWaitNodeParams *nodeParams = (const struct cudaExternalSemaphoreWaitNodeParams *)(uintptr_t)0x100f1050u;
     const cudaError_t cubind_expected = cudaErrorMpsRpcFailure;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_external_semaphores_wait_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    assert_true(cubind_mock_matches("cudaGraphAddExternalSemaphoresWaitNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddExternalSemaphoresWaitNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_external_semaphores_wait_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+        assert_true(cubind_mock_matches("cudaGraphAddExternalSemaphoresWaitNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddExternalSemaphoresWaitNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_external_semaphores_wait_node_get_params(void **cubind_state)
@@ -5183,17 +6642,23 @@ static void test_cubind_runtime_graph_external_semaphores_wait_node_get_params(v
     struct cudaExternalSemaphoreWaitNodeParams *params_out = (struct cudaExternalSemaphoreWaitNodeParams *)(uintptr_t)0x100f2020u;
     const cudaError_t cubind_expected = cudaErrorMpsServerNotReady;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&params_out, sizeof params_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_external_semaphores_wait_node_get_params(hNode, params_out);
-    assert_true(cubind_mock_matches("cudaGraphExternalSemaphoresWaitNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExternalSemaphoresWaitNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&params_out, sizeof params_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_external_semaphores_wait_node_get_params(hNode, params_out);
+        assert_true(cubind_mock_matches("cudaGraphExternalSemaphoresWaitNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExternalSemaphoresWaitNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_external_semaphores_wait_node_set_params(void **cubind_state)
@@ -5202,17 +6667,23 @@ static void test_cubind_runtime_graph_external_semaphores_wait_node_set_params(v
     const struct cudaExternalSemaphoreWaitNodeParams *nodeParams = (const struct cudaExternalSemaphoreWaitNodeParams *)(uintptr_t)0x100f3020u;
     const cudaError_t cubind_expected = cudaErrorMpsMaxClientsReached;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_external_semaphores_wait_node_set_params(hNode, nodeParams);
-    assert_true(cubind_mock_matches("cudaGraphExternalSemaphoresWaitNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExternalSemaphoresWaitNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_external_semaphores_wait_node_set_params(hNode, nodeParams);
+        assert_true(cubind_mock_matches("cudaGraphExternalSemaphoresWaitNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExternalSemaphoresWaitNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
@@ -5224,20 +6695,26 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
     struct cudaMemAllocNodeParams *nodeParams = (struct cudaMemAllocNodeParams *)(uintptr_t)0x100f4050u;
     const cudaError_t cubind_expected = cudaErrorMpsMaxConnectionsReached;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_mem_alloc_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    assert_true(cubind_mock_matches("cudaGraphAddMemAllocNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemAllocNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_mem_alloc_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+        assert_true(cubind_mock_matches("cudaGraphAddMemAllocNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemAllocNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_mem_alloc_node_get_params(void **cubind_state)
@@ -5246,17 +6723,23 @@ static void test_cubind_runtime_graph_mem_alloc_node_get_params(void **cubind_st
     struct cudaMemAllocNodeParams *params_out = (struct cudaMemAllocNodeParams *)(uintptr_t)0x100f5020u;
     const cudaError_t cubind_expected = cudaErrorMpsClientTerminated;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&params_out, sizeof params_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_mem_alloc_node_get_params(node, params_out);
-    assert_true(cubind_mock_matches("cudaGraphMemAllocNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemAllocNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&params_out, sizeof params_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_mem_alloc_node_get_params(node, params_out);
+        assert_true(cubind_mock_matches("cudaGraphMemAllocNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemAllocNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_mem_free_node(void **cubind_state)
@@ -5268,20 +6751,26 @@ static void test_cubind_runtime_graph_add_mem_free_node(void **cubind_state)
     void *dptr = (void *)(uintptr_t)0x100f6050u;
     const cudaError_t cubind_expected = cudaErrorCdpNotSupported;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_mem_free_node(pGraphNode, graph, pDependencies, numDependencies, dptr);
-    assert_true(cubind_mock_matches("cudaGraphAddMemFreeNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemFreeNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_mem_free_node(pGraphNode, graph, pDependencies, numDependencies, dptr);
+        assert_true(cubind_mock_matches("cudaGraphAddMemFreeNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemFreeNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_mem_free_node_get_params(void **cubind_state)
@@ -5290,17 +6779,23 @@ static void test_cubind_runtime_graph_mem_free_node_get_params(void **cubind_sta
     void *dptr_out = (void *)(uintptr_t)0x100f7020u;
     const cudaError_t cubind_expected = cudaErrorCdpVersionMismatch;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&dptr_out, sizeof dptr_out);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_mem_free_node_get_params(node, dptr_out);
-    assert_true(cubind_mock_matches("cudaGraphMemFreeNodeGetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemFreeNodeGetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&dptr_out, sizeof dptr_out);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_mem_free_node_get_params(node, dptr_out);
+        assert_true(cubind_mock_matches("cudaGraphMemFreeNodeGetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemFreeNodeGetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_graph_mem_trim(void **cubind_state)
@@ -5308,16 +6803,22 @@ static void test_cubind_runtime_device_graph_mem_trim(void **cubind_state)
     int device = (int)0x123e00;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureUnsupported;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_graph_mem_trim(device);
-    assert_true(cubind_mock_matches("cudaDeviceGraphMemTrim"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGraphMemTrim", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_graph_mem_trim(device);
+        assert_true(cubind_mock_matches("cudaDeviceGraphMemTrim"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGraphMemTrim", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_get_graph_mem_attribute(void **cubind_state)
@@ -5327,18 +6828,24 @@ static void test_cubind_runtime_device_get_graph_mem_attribute(void **cubind_sta
     void *value = (void *)(uintptr_t)0x100f9030u;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureInvalidated;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_get_graph_mem_attribute(device, attr, value);
-    assert_true(cubind_mock_matches("cudaDeviceGetGraphMemAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetGraphMemAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_get_graph_mem_attribute(device, attr, value);
+        assert_true(cubind_mock_matches("cudaDeviceGetGraphMemAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetGraphMemAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_device_set_graph_mem_attribute(void **cubind_state)
@@ -5348,18 +6855,24 @@ static void test_cubind_runtime_device_set_graph_mem_attribute(void **cubind_sta
     void *value = (void *)(uintptr_t)0x100fa030u;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureMerge;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_device_set_graph_mem_attribute(device, attr, value);
-    assert_true(cubind_mock_matches("cudaDeviceSetGraphMemAttribute"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetGraphMemAttribute", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_device_set_graph_mem_attribute(device, attr, value);
+        assert_true(cubind_mock_matches("cudaDeviceSetGraphMemAttribute"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetGraphMemAttribute", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_clone(void **cubind_state)
@@ -5368,17 +6881,23 @@ static void test_cubind_runtime_graph_clone(void **cubind_state)
     cudaGraph_t originalGraph = (cudaGraph_t)(uintptr_t)0x100fb020u;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureUnmatched;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphClone, sizeof pGraphClone);
-    cubind_mock_expect_arg(&originalGraph, sizeof originalGraph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_clone(pGraphClone, originalGraph);
-    assert_true(cubind_mock_matches("cudaGraphClone"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphClone", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphClone, sizeof pGraphClone);
+        cubind_mock_expect_arg(&originalGraph, sizeof originalGraph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_clone(pGraphClone, originalGraph);
+        assert_true(cubind_mock_matches("cudaGraphClone"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphClone", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_node_find_in_clone(void **cubind_state)
@@ -5388,18 +6907,24 @@ static void test_cubind_runtime_graph_node_find_in_clone(void **cubind_state)
     cudaGraph_t clonedGraph = (cudaGraph_t)(uintptr_t)0x100fc030u;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureUnjoined;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pNode, sizeof pNode);
-    cubind_mock_expect_arg(&originalNode, sizeof originalNode);
-    cubind_mock_expect_arg(&clonedGraph, sizeof clonedGraph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_node_find_in_clone(pNode, originalNode, clonedGraph);
-    assert_true(cubind_mock_matches("cudaGraphNodeFindInClone"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeFindInClone", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pNode, sizeof pNode);
+        cubind_mock_expect_arg(&originalNode, sizeof originalNode);
+        cubind_mock_expect_arg(&clonedGraph, sizeof clonedGraph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_node_find_in_clone(pNode, originalNode, clonedGraph);
+        assert_true(cubind_mock_matches("cudaGraphNodeFindInClone"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeFindInClone", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_node_get_type(void **cubind_state)
@@ -5408,17 +6933,23 @@ static void test_cubind_runtime_graph_node_get_type(void **cubind_state)
     enum cudaGraphNodeType *pType = (enum cudaGraphNodeType *)(uintptr_t)0x100fd020u;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureIsolation;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pType, sizeof pType);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_node_get_type(node, pType);
-    assert_true(cubind_mock_matches("cudaGraphNodeGetType"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetType", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pType, sizeof pType);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_node_get_type(node, pType);
+        assert_true(cubind_mock_matches("cudaGraphNodeGetType"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetType", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_get_nodes(void **cubind_state)
@@ -5428,18 +6959,24 @@ static void test_cubind_runtime_graph_get_nodes(void **cubind_state)
     size_t *numNodes = (size_t *)(uintptr_t)0x100fe030u;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureImplicit;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&nodes, sizeof nodes);
-    cubind_mock_expect_arg(&numNodes, sizeof numNodes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_get_nodes(graph, nodes, numNodes);
-    assert_true(cubind_mock_matches("cudaGraphGetNodes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphGetNodes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&nodes, sizeof nodes);
+        cubind_mock_expect_arg(&numNodes, sizeof numNodes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_get_nodes(graph, nodes, numNodes);
+        assert_true(cubind_mock_matches("cudaGraphGetNodes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphGetNodes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_get_root_nodes(void **cubind_state)
@@ -5449,18 +6986,24 @@ static void test_cubind_runtime_graph_get_root_nodes(void **cubind_state)
     size_t *pNumRootNodes = (size_t *)(uintptr_t)0x100ff030u;
     const cudaError_t cubind_expected = cudaErrorCapturedEvent;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pRootNodes, sizeof pRootNodes);
-    cubind_mock_expect_arg(&pNumRootNodes, sizeof pNumRootNodes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_get_root_nodes(graph, pRootNodes, pNumRootNodes);
-    assert_true(cubind_mock_matches("cudaGraphGetRootNodes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphGetRootNodes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pRootNodes, sizeof pRootNodes);
+        cubind_mock_expect_arg(&pNumRootNodes, sizeof pNumRootNodes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_get_root_nodes(graph, pRootNodes, pNumRootNodes);
+        assert_true(cubind_mock_matches("cudaGraphGetRootNodes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphGetRootNodes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_get_edges(void **cubind_state)
@@ -5472,20 +7015,26 @@ static void test_cubind_runtime_graph_get_edges(void **cubind_state)
     size_t *numEdges = (size_t *)(uintptr_t)0x10100050u;
     const cudaError_t cubind_expected = cudaErrorStreamCaptureWrongThread;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&from, sizeof from);
-    cubind_mock_expect_arg(&to, sizeof to);
-    cubind_mock_expect_arg(&edgeData, sizeof edgeData);
-    cubind_mock_expect_arg(&numEdges, sizeof numEdges);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_get_edges(graph, from, to, edgeData, numEdges);
-    assert_true(cubind_mock_matches("cudaGraphGetEdges"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphGetEdges", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&from, sizeof from);
+        cubind_mock_expect_arg(&to, sizeof to);
+        cubind_mock_expect_arg(&edgeData, sizeof edgeData);
+        cubind_mock_expect_arg(&numEdges, sizeof numEdges);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_get_edges(graph, from, to, edgeData, numEdges);
+        assert_true(cubind_mock_matches("cudaGraphGetEdges"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphGetEdges", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
@@ -5496,19 +7045,25 @@ static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
     size_t *pNumDependencies = (size_t *)(uintptr_t)0x10101040u;
     const cudaError_t cubind_expected = cudaErrorTimeout;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&edgeData, sizeof edgeData);
-    cubind_mock_expect_arg(&pNumDependencies, sizeof pNumDependencies);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_node_get_dependencies(node, pDependencies, edgeData, pNumDependencies);
-    assert_true(cubind_mock_matches("cudaGraphNodeGetDependencies"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetDependencies", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&edgeData, sizeof edgeData);
+        cubind_mock_expect_arg(&pNumDependencies, sizeof pNumDependencies);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_node_get_dependencies(node, pDependencies, edgeData, pNumDependencies);
+        assert_true(cubind_mock_matches("cudaGraphNodeGetDependencies"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetDependencies", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_state)
@@ -5519,19 +7074,25 @@ static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_sta
     size_t *pNumDependentNodes = (size_t *)(uintptr_t)0x10102040u;
     const cudaError_t cubind_expected = cudaErrorGraphExecUpdateFailure;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pDependentNodes, sizeof pDependentNodes);
-    cubind_mock_expect_arg(&edgeData, sizeof edgeData);
-    cubind_mock_expect_arg(&pNumDependentNodes, sizeof pNumDependentNodes);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_node_get_dependent_nodes(node, pDependentNodes, edgeData, pNumDependentNodes);
-    assert_true(cubind_mock_matches("cudaGraphNodeGetDependentNodes"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetDependentNodes", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pDependentNodes, sizeof pDependentNodes);
+        cubind_mock_expect_arg(&edgeData, sizeof edgeData);
+        cubind_mock_expect_arg(&pNumDependentNodes, sizeof pNumDependentNodes);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_node_get_dependent_nodes(node, pDependentNodes, edgeData, pNumDependentNodes);
+        assert_true(cubind_mock_matches("cudaGraphNodeGetDependentNodes"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetDependentNodes", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_dependencies(void **cubind_state)
@@ -5543,20 +7104,26 @@ static void test_cubind_runtime_graph_add_dependencies(void **cubind_state)
     size_t numDependencies = (size_t)0x123400010304LL;
     const cudaError_t cubind_expected = cudaErrorExternalDevice;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&from, sizeof from);
-    cubind_mock_expect_arg(&to, sizeof to);
-    cubind_mock_expect_arg(&edgeData, sizeof edgeData);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_dependencies(graph, from, to, edgeData, numDependencies);
-    assert_true(cubind_mock_matches("cudaGraphAddDependencies"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddDependencies", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&from, sizeof from);
+        cubind_mock_expect_arg(&to, sizeof to);
+        cubind_mock_expect_arg(&edgeData, sizeof edgeData);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_dependencies(graph, from, to, edgeData, numDependencies);
+        assert_true(cubind_mock_matches("cudaGraphAddDependencies"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddDependencies", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_remove_dependencies(void **cubind_state)
@@ -5568,20 +7135,26 @@ static void test_cubind_runtime_graph_remove_dependencies(void **cubind_state)
     size_t numDependencies = (size_t)0x123400010404LL;
     const cudaError_t cubind_expected = cudaErrorInvalidClusterSize;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&from, sizeof from);
-    cubind_mock_expect_arg(&to, sizeof to);
-    cubind_mock_expect_arg(&edgeData, sizeof edgeData);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_remove_dependencies(graph, from, to, edgeData, numDependencies);
-    assert_true(cubind_mock_matches("cudaGraphRemoveDependencies"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphRemoveDependencies", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&from, sizeof from);
+        cubind_mock_expect_arg(&to, sizeof to);
+        cubind_mock_expect_arg(&edgeData, sizeof edgeData);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_remove_dependencies(graph, from, to, edgeData, numDependencies);
+        assert_true(cubind_mock_matches("cudaGraphRemoveDependencies"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphRemoveDependencies", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_destroy_node(void **cubind_state)
@@ -5589,16 +7162,22 @@ static void test_cubind_runtime_graph_destroy_node(void **cubind_state)
     cudaGraphNode_t node = (cudaGraphNode_t)(uintptr_t)0x10105010u;
     const cudaError_t cubind_expected = cudaErrorFunctionNotLoaded;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_destroy_node(node);
-    assert_true(cubind_mock_matches("cudaGraphDestroyNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphDestroyNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_destroy_node(node);
+        assert_true(cubind_mock_matches("cudaGraphDestroyNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphDestroyNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_instantiate(void **cubind_state)
@@ -5608,18 +7187,24 @@ static void test_cubind_runtime_graph_instantiate(void **cubind_state)
     unsigned long long flags = (unsigned long long)0x123400010602LL;
     const cudaError_t cubind_expected = cudaErrorInvalidResourceType;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphExec, sizeof pGraphExec);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_instantiate(pGraphExec, graph, flags);
-    assert_true(cubind_mock_matches("cudaGraphInstantiate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphInstantiate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphExec, sizeof pGraphExec);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_instantiate(pGraphExec, graph, flags);
+        assert_true(cubind_mock_matches("cudaGraphInstantiate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphInstantiate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_instantiate_with_flags(void **cubind_state)
@@ -5629,18 +7214,24 @@ static void test_cubind_runtime_graph_instantiate_with_flags(void **cubind_state
     unsigned long long flags = (unsigned long long)0x123400010702LL;
     const cudaError_t cubind_expected = cudaErrorInvalidResourceConfiguration;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphExec, sizeof pGraphExec);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_instantiate_with_flags(pGraphExec, graph, flags);
-    assert_true(cubind_mock_matches("cudaGraphInstantiateWithFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphInstantiateWithFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphExec, sizeof pGraphExec);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_instantiate_with_flags(pGraphExec, graph, flags);
+        assert_true(cubind_mock_matches("cudaGraphInstantiateWithFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphInstantiateWithFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_instantiate_with_params(void **cubind_state)
@@ -5650,18 +7241,24 @@ static void test_cubind_runtime_graph_instantiate_with_params(void **cubind_stat
     cudaGraphInstantiateParams *instantiateParams = (cudaGraphInstantiateParams *)(uintptr_t)0x10108030u;
     const cudaError_t cubind_expected = cudaErrorUnknown;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphExec, sizeof pGraphExec);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&instantiateParams, sizeof instantiateParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_instantiate_with_params(pGraphExec, graph, instantiateParams);
-    assert_true(cubind_mock_matches("cudaGraphInstantiateWithParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphInstantiateWithParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphExec, sizeof pGraphExec);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&instantiateParams, sizeof instantiateParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_instantiate_with_params(pGraphExec, graph, instantiateParams);
+        assert_true(cubind_mock_matches("cudaGraphInstantiateWithParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphInstantiateWithParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_get_flags(void **cubind_state)
@@ -5670,17 +7267,23 @@ static void test_cubind_runtime_graph_exec_get_flags(void **cubind_state)
     unsigned long long *flags = (unsigned long long *)(uintptr_t)0x10109020u;
     const cudaError_t cubind_expected = cudaErrorApiFailureBase;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graphExec, sizeof graphExec);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_get_flags(graphExec, flags);
-    assert_true(cubind_mock_matches("cudaGraphExecGetFlags"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecGetFlags", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graphExec, sizeof graphExec);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_get_flags(graphExec, flags);
+        assert_true(cubind_mock_matches("cudaGraphExecGetFlags"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecGetFlags", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_kernel_node_set_params(void **cubind_state)
@@ -5690,18 +7293,24 @@ static void test_cubind_runtime_graph_exec_kernel_node_set_params(void **cubind_
     const struct cudaKernelNodeParams *pNodeParams = (const struct cudaKernelNodeParams *)(uintptr_t)0x1010a030u;
     const cudaError_t cubind_expected = cudaErrorInvalidValue;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_kernel_node_set_params(hGraphExec, node, pNodeParams);
-    assert_true(cubind_mock_matches("cudaGraphExecKernelNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecKernelNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_kernel_node_set_params(hGraphExec, node, pNodeParams);
+        assert_true(cubind_mock_matches("cudaGraphExecKernelNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecKernelNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_memcpy_node_set_params(void **cubind_state)
@@ -5711,18 +7320,24 @@ static void test_cubind_runtime_graph_exec_memcpy_node_set_params(void **cubind_
     const struct cudaMemcpy3DParms *pNodeParams = (const struct cudaMemcpy3DParms *)(uintptr_t)0x1010b030u;
     const cudaError_t cubind_expected = cudaErrorMemoryAllocation;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_memcpy_node_set_params(hGraphExec, node, pNodeParams);
-    assert_true(cubind_mock_matches("cudaGraphExecMemcpyNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemcpyNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_memcpy_node_set_params(hGraphExec, node, pNodeParams);
+        assert_true(cubind_mock_matches("cudaGraphExecMemcpyNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemcpyNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(void **cubind_state)
@@ -5736,22 +7351,28 @@ static void test_cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(void
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)70;
     const cudaError_t cubind_expected = cudaErrorInitializationError;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(hGraphExec, node, symbol, src, count, offset, kind);
-    assert_true(cubind_mock_matches("cudaGraphExecMemcpyNodeSetParamsToSymbol"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemcpyNodeSetParamsToSymbol", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(hGraphExec, node, symbol, src, count, offset, kind);
+        assert_true(cubind_mock_matches("cudaGraphExecMemcpyNodeSetParamsToSymbol"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemcpyNodeSetParamsToSymbol", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(void **cubind_state)
@@ -5765,22 +7386,28 @@ static void test_cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(vo
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)70;
     const cudaError_t cubind_expected = cudaErrorCudartUnloading;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&offset, sizeof offset);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(hGraphExec, node, dst, symbol, count, offset, kind);
-    assert_true(cubind_mock_matches("cudaGraphExecMemcpyNodeSetParamsFromSymbol"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemcpyNodeSetParamsFromSymbol", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&offset, sizeof offset);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(hGraphExec, node, dst, symbol, count, offset, kind);
+        assert_true(cubind_mock_matches("cudaGraphExecMemcpyNodeSetParamsFromSymbol"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemcpyNodeSetParamsFromSymbol", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_memcpy_node_set_params1_d(void **cubind_state)
@@ -5793,21 +7420,27 @@ static void test_cubind_runtime_graph_exec_memcpy_node_set_params1_d(void **cubi
     enum cudaMemcpyKind kind = (enum cudaMemcpyKind)69;
     const cudaError_t cubind_expected = cudaErrorProfilerDisabled;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&dst, sizeof dst);
-    cubind_mock_expect_arg(&src, sizeof src);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&kind, sizeof kind);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_memcpy_node_set_params1_d(hGraphExec, node, dst, src, count, kind);
-    assert_true(cubind_mock_matches("cudaGraphExecMemcpyNodeSetParams1D"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemcpyNodeSetParams1D", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&dst, sizeof dst);
+        cubind_mock_expect_arg(&src, sizeof src);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&kind, sizeof kind);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_memcpy_node_set_params1_d(hGraphExec, node, dst, src, count, kind);
+        assert_true(cubind_mock_matches("cudaGraphExecMemcpyNodeSetParams1D"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemcpyNodeSetParams1D", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_memset_node_set_params(void **cubind_state)
@@ -5817,18 +7450,24 @@ static void test_cubind_runtime_graph_exec_memset_node_set_params(void **cubind_
     const struct cudaMemsetParams *pNodeParams = (const struct cudaMemsetParams *)(uintptr_t)0x1010f030u;
     const cudaError_t cubind_expected = cudaErrorProfilerNotInitialized;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_memset_node_set_params(hGraphExec, node, pNodeParams);
-    assert_true(cubind_mock_matches("cudaGraphExecMemsetNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemsetNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_memset_node_set_params(hGraphExec, node, pNodeParams);
+        assert_true(cubind_mock_matches("cudaGraphExecMemsetNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemsetNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_host_node_set_params(void **cubind_state)
@@ -5838,18 +7477,24 @@ static void test_cubind_runtime_graph_exec_host_node_set_params(void **cubind_st
     const struct cudaHostNodeParams *pNodeParams = (const struct cudaHostNodeParams *)(uintptr_t)0x10110030u;
     const cudaError_t cubind_expected = cudaErrorProfilerAlreadyStarted;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_host_node_set_params(hGraphExec, node, pNodeParams);
-    assert_true(cubind_mock_matches("cudaGraphExecHostNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecHostNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&pNodeParams, sizeof pNodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_host_node_set_params(hGraphExec, node, pNodeParams);
+        assert_true(cubind_mock_matches("cudaGraphExecHostNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecHostNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_child_graph_node_set_params(void **cubind_state)
@@ -5859,18 +7504,24 @@ static void test_cubind_runtime_graph_exec_child_graph_node_set_params(void **cu
     cudaGraph_t childGraph = (cudaGraph_t)(uintptr_t)0x10111030u;
     const cudaError_t cubind_expected = cudaErrorProfilerAlreadyStopped;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&childGraph, sizeof childGraph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_child_graph_node_set_params(hGraphExec, node, childGraph);
-    assert_true(cubind_mock_matches("cudaGraphExecChildGraphNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecChildGraphNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&childGraph, sizeof childGraph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_child_graph_node_set_params(hGraphExec, node, childGraph);
+        assert_true(cubind_mock_matches("cudaGraphExecChildGraphNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecChildGraphNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_event_record_node_set_event(void **cubind_state)
@@ -5880,18 +7531,24 @@ static void test_cubind_runtime_graph_exec_event_record_node_set_event(void **cu
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x10112030u;
     const cudaError_t cubind_expected = cudaErrorInvalidConfiguration;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_event_record_node_set_event(hGraphExec, hNode, event);
-    assert_true(cubind_mock_matches("cudaGraphExecEventRecordNodeSetEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecEventRecordNodeSetEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_event_record_node_set_event(hGraphExec, hNode, event);
+        assert_true(cubind_mock_matches("cudaGraphExecEventRecordNodeSetEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecEventRecordNodeSetEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_event_wait_node_set_event(void **cubind_state)
@@ -5901,18 +7558,24 @@ static void test_cubind_runtime_graph_exec_event_wait_node_set_event(void **cubi
     cudaEvent_t event = (cudaEvent_t)(uintptr_t)0x10113030u;
     const cudaError_t cubind_expected = cudaErrorInvalidPitchValue;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&event, sizeof event);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_event_wait_node_set_event(hGraphExec, hNode, event);
-    assert_true(cubind_mock_matches("cudaGraphExecEventWaitNodeSetEvent"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecEventWaitNodeSetEvent", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&event, sizeof event);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_event_wait_node_set_event(hGraphExec, hNode, event);
+        assert_true(cubind_mock_matches("cudaGraphExecEventWaitNodeSetEvent"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecEventWaitNodeSetEvent", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_external_semaphores_signal_node_set_params(void **cubind_state)
@@ -5922,18 +7585,24 @@ static void test_cubind_runtime_graph_exec_external_semaphores_signal_node_set_p
     const struct cudaExternalSemaphoreSignalNodeParams *nodeParams = (const struct cudaExternalSemaphoreSignalNodeParams *)(uintptr_t)0x10114030u;
     const cudaError_t cubind_expected = cudaErrorInvalidSymbol;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_external_semaphores_signal_node_set_params(hGraphExec, hNode, nodeParams);
-    assert_true(cubind_mock_matches("cudaGraphExecExternalSemaphoresSignalNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecExternalSemaphoresSignalNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_external_semaphores_signal_node_set_params(hGraphExec, hNode, nodeParams);
+        assert_true(cubind_mock_matches("cudaGraphExecExternalSemaphoresSignalNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecExternalSemaphoresSignalNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_external_semaphores_wait_node_set_params(void **cubind_state)
@@ -5943,18 +7612,24 @@ static void test_cubind_runtime_graph_exec_external_semaphores_wait_node_set_par
     const struct cudaExternalSemaphoreWaitNodeParams *nodeParams = (const struct cudaExternalSemaphoreWaitNodeParams *)(uintptr_t)0x10115030u;
     const cudaError_t cubind_expected = cudaErrorInvalidHostPointer;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_external_semaphores_wait_node_set_params(hGraphExec, hNode, nodeParams);
-    assert_true(cubind_mock_matches("cudaGraphExecExternalSemaphoresWaitNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecExternalSemaphoresWaitNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_external_semaphores_wait_node_set_params(hGraphExec, hNode, nodeParams);
+        assert_true(cubind_mock_matches("cudaGraphExecExternalSemaphoresWaitNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecExternalSemaphoresWaitNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_node_set_enabled(void **cubind_state)
@@ -5964,18 +7639,24 @@ static void test_cubind_runtime_graph_node_set_enabled(void **cubind_state)
     unsigned int isEnabled = (unsigned int)0x124582;
     const cudaError_t cubind_expected = cudaErrorInvalidDevicePointer;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&isEnabled, sizeof isEnabled);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_node_set_enabled(hGraphExec, hNode, isEnabled);
-    assert_true(cubind_mock_matches("cudaGraphNodeSetEnabled"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetEnabled", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&isEnabled, sizeof isEnabled);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_node_set_enabled(hGraphExec, hNode, isEnabled);
+        assert_true(cubind_mock_matches("cudaGraphNodeSetEnabled"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetEnabled", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_node_get_enabled(void **cubind_state)
@@ -5985,18 +7666,24 @@ static void test_cubind_runtime_graph_node_get_enabled(void **cubind_state)
     unsigned int *isEnabled = (unsigned int *)(uintptr_t)0x10117030u;
     const cudaError_t cubind_expected = cudaErrorInvalidTexture;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hNode, sizeof hNode);
-    cubind_mock_expect_arg(&isEnabled, sizeof isEnabled);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_node_get_enabled(hGraphExec, hNode, isEnabled);
-    assert_true(cubind_mock_matches("cudaGraphNodeGetEnabled"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetEnabled", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hNode, sizeof hNode);
+        cubind_mock_expect_arg(&isEnabled, sizeof isEnabled);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_node_get_enabled(hGraphExec, hNode, isEnabled);
+        assert_true(cubind_mock_matches("cudaGraphNodeGetEnabled"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetEnabled", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_update(void **cubind_state)
@@ -6006,18 +7693,24 @@ static void test_cubind_runtime_graph_exec_update(void **cubind_state)
     cudaGraphExecUpdateResultInfo *resultInfo = (cudaGraphExecUpdateResultInfo *)(uintptr_t)0x10118030u;
     const cudaError_t cubind_expected = cudaErrorInvalidTextureBinding;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
-    cubind_mock_expect_arg(&hGraph, sizeof hGraph);
-    cubind_mock_expect_arg(&resultInfo, sizeof resultInfo);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_update(hGraphExec, hGraph, resultInfo);
-    assert_true(cubind_mock_matches("cudaGraphExecUpdate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecUpdate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&hGraphExec, sizeof hGraphExec);
+        cubind_mock_expect_arg(&hGraph, sizeof hGraph);
+        cubind_mock_expect_arg(&resultInfo, sizeof resultInfo);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_update(hGraphExec, hGraph, resultInfo);
+        assert_true(cubind_mock_matches("cudaGraphExecUpdate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecUpdate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_upload(void **cubind_state)
@@ -6026,17 +7719,23 @@ static void test_cubind_runtime_graph_upload(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x10119020u;
     const cudaError_t cubind_expected = cudaErrorInvalidChannelDescriptor;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graphExec, sizeof graphExec);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_upload(graphExec, stream);
-    assert_true(cubind_mock_matches("cudaGraphUpload"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphUpload", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graphExec, sizeof graphExec);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_upload(graphExec, stream);
+        assert_true(cubind_mock_matches("cudaGraphUpload"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphUpload", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_launch(void **cubind_state)
@@ -6045,17 +7744,23 @@ static void test_cubind_runtime_graph_launch(void **cubind_state)
     cudaStream_t stream = (cudaStream_t)(uintptr_t)0x1011a020u;
     const cudaError_t cubind_expected = cudaErrorInvalidMemcpyDirection;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graphExec, sizeof graphExec);
-    cubind_mock_expect_arg(&stream, sizeof stream);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_launch(graphExec, stream);
-    assert_true(cubind_mock_matches("cudaGraphLaunch"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphLaunch", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graphExec, sizeof graphExec);
+        cubind_mock_expect_arg(&stream, sizeof stream);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_launch(graphExec, stream);
+        assert_true(cubind_mock_matches("cudaGraphLaunch"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphLaunch", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_destroy(void **cubind_state)
@@ -6063,16 +7768,22 @@ static void test_cubind_runtime_graph_exec_destroy(void **cubind_state)
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(uintptr_t)0x1011b010u;
     const cudaError_t cubind_expected = cudaErrorAddressOfConstant;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graphExec, sizeof graphExec);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_destroy(graphExec);
-    assert_true(cubind_mock_matches("cudaGraphExecDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graphExec, sizeof graphExec);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_destroy(graphExec);
+        assert_true(cubind_mock_matches("cudaGraphExecDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_destroy(void **cubind_state)
@@ -6080,16 +7791,22 @@ static void test_cubind_runtime_graph_destroy(void **cubind_state)
     cudaGraph_t graph = (cudaGraph_t)(uintptr_t)0x1011c010u;
     const cudaError_t cubind_expected = cudaErrorTextureFetchFailed;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_destroy(graph);
-    assert_true(cubind_mock_matches("cudaGraphDestroy"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphDestroy", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_destroy(graph);
+        assert_true(cubind_mock_matches("cudaGraphDestroy"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphDestroy", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_debug_dot_print(void **cubind_state)
@@ -6099,18 +7816,24 @@ static void test_cubind_runtime_graph_debug_dot_print(void **cubind_state)
     unsigned int flags = (unsigned int)0x124742;
     const cudaError_t cubind_expected = cudaErrorTextureNotBound;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&path, sizeof path);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_debug_dot_print(graph, path, flags);
-    assert_true(cubind_mock_matches("cudaGraphDebugDotPrint"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphDebugDotPrint", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&path, sizeof path);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_debug_dot_print(graph, path, flags);
+        assert_true(cubind_mock_matches("cudaGraphDebugDotPrint"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphDebugDotPrint", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_user_object_create(void **cubind_state)
@@ -6122,20 +7845,26 @@ static void test_cubind_runtime_user_object_create(void **cubind_state)
     unsigned int flags = (unsigned int)0x124784;
     const cudaError_t cubind_expected = cudaErrorSynchronizationError;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&object_out, sizeof object_out);
-    cubind_mock_expect_arg(&ptr, sizeof ptr);
-    cubind_mock_expect_arg(&destroy, sizeof destroy);
-    cubind_mock_expect_arg(&initialRefcount, sizeof initialRefcount);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_user_object_create(object_out, ptr, destroy, initialRefcount, flags);
-    assert_true(cubind_mock_matches("cudaUserObjectCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaUserObjectCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&object_out, sizeof object_out);
+        cubind_mock_expect_arg(&ptr, sizeof ptr);
+        cubind_mock_expect_arg(&destroy, sizeof destroy);
+        cubind_mock_expect_arg(&initialRefcount, sizeof initialRefcount);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_user_object_create(object_out, ptr, destroy, initialRefcount, flags);
+        assert_true(cubind_mock_matches("cudaUserObjectCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaUserObjectCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_user_object_retain(void **cubind_state)
@@ -6144,17 +7873,23 @@ static void test_cubind_runtime_user_object_retain(void **cubind_state)
     unsigned int count = (unsigned int)0x1247c1;
     const cudaError_t cubind_expected = cudaErrorInvalidFilterSetting;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&object, sizeof object);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_user_object_retain(object, count);
-    assert_true(cubind_mock_matches("cudaUserObjectRetain"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaUserObjectRetain", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&object, sizeof object);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_user_object_retain(object, count);
+        assert_true(cubind_mock_matches("cudaUserObjectRetain"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaUserObjectRetain", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_user_object_release(void **cubind_state)
@@ -6163,17 +7898,23 @@ static void test_cubind_runtime_user_object_release(void **cubind_state)
     unsigned int count = (unsigned int)0x124801;
     const cudaError_t cubind_expected = cudaErrorInvalidNormSetting;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&object, sizeof object);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_user_object_release(object, count);
-    assert_true(cubind_mock_matches("cudaUserObjectRelease"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaUserObjectRelease", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&object, sizeof object);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_user_object_release(object, count);
+        assert_true(cubind_mock_matches("cudaUserObjectRelease"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaUserObjectRelease", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_retain_user_object(void **cubind_state)
@@ -6184,19 +7925,25 @@ static void test_cubind_runtime_graph_retain_user_object(void **cubind_state)
     unsigned int flags = (unsigned int)0x124843;
     const cudaError_t cubind_expected = cudaErrorMixedDeviceExecution;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&object, sizeof object);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_retain_user_object(graph, object, count, flags);
-    assert_true(cubind_mock_matches("cudaGraphRetainUserObject"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphRetainUserObject", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&object, sizeof object);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_retain_user_object(graph, object, count, flags);
+        assert_true(cubind_mock_matches("cudaGraphRetainUserObject"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphRetainUserObject", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_release_user_object(void **cubind_state)
@@ -6206,18 +7953,24 @@ static void test_cubind_runtime_graph_release_user_object(void **cubind_state)
     unsigned int count = (unsigned int)0x124882;
     const cudaError_t cubind_expected = cudaErrorNotYetImplemented;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&object, sizeof object);
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_release_user_object(graph, object, count);
-    assert_true(cubind_mock_matches("cudaGraphReleaseUserObject"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphReleaseUserObject", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&object, sizeof object);
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_release_user_object(graph, object, count);
+        assert_true(cubind_mock_matches("cudaGraphReleaseUserObject"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphReleaseUserObject", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_add_node(void **cubind_state)
@@ -6230,21 +7983,27 @@ static void test_cubind_runtime_graph_add_node(void **cubind_state)
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(uintptr_t)0x10123060u;
     const cudaError_t cubind_expected = cudaErrorMemoryValueTooLarge;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
-    cubind_mock_expect_arg(&dependencyData, sizeof dependencyData);
-    cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_add_node(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
-    assert_true(cubind_mock_matches("cudaGraphAddNode"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddNode", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pGraphNode, sizeof pGraphNode);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
+        cubind_mock_expect_arg(&dependencyData, sizeof dependencyData);
+        cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_add_node(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+        assert_true(cubind_mock_matches("cudaGraphAddNode"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddNode", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
@@ -6253,17 +8012,23 @@ static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(uintptr_t)0x10124020u;
     const cudaError_t cubind_expected = cudaErrorStubLibrary;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_node_set_params(node, nodeParams);
-    assert_true(cubind_mock_matches("cudaGraphNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_node_set_params(node, nodeParams);
+        assert_true(cubind_mock_matches("cudaGraphNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_exec_node_set_params(void **cubind_state)
@@ -6273,18 +8038,24 @@ static void test_cubind_runtime_graph_exec_node_set_params(void **cubind_state)
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(uintptr_t)0x10125030u;
     const cudaError_t cubind_expected = cudaErrorInsufficientDriver;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graphExec, sizeof graphExec);
-    cubind_mock_expect_arg(&node, sizeof node);
-    cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_exec_node_set_params(graphExec, node, nodeParams);
-    assert_true(cubind_mock_matches("cudaGraphExecNodeSetParams"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecNodeSetParams", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&graphExec, sizeof graphExec);
+        cubind_mock_expect_arg(&node, sizeof node);
+        cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_exec_node_set_params(graphExec, node, nodeParams);
+        assert_true(cubind_mock_matches("cudaGraphExecNodeSetParams"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecNodeSetParams", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_graph_conditional_handle_create(void **cubind_state)
@@ -6295,19 +8066,25 @@ static void test_cubind_runtime_graph_conditional_handle_create(void **cubind_st
     unsigned int flags = (unsigned int)0x124983;
     const cudaError_t cubind_expected = cudaErrorCallRequiresNewerDriver;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pHandle_out, sizeof pHandle_out);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&defaultLaunchValue, sizeof defaultLaunchValue);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_graph_conditional_handle_create(pHandle_out, graph, defaultLaunchValue, flags);
-    assert_true(cubind_mock_matches("cudaGraphConditionalHandleCreate"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphConditionalHandleCreate", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pHandle_out, sizeof pHandle_out);
+        cubind_mock_expect_arg(&graph, sizeof graph);
+        cubind_mock_expect_arg(&defaultLaunchValue, sizeof defaultLaunchValue);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_graph_conditional_handle_create(pHandle_out, graph, defaultLaunchValue, flags);
+        assert_true(cubind_mock_matches("cudaGraphConditionalHandleCreate"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphConditionalHandleCreate", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_driver_entry_point(void **cubind_state)
@@ -6318,19 +8095,25 @@ static void test_cubind_runtime_get_driver_entry_point(void **cubind_state)
     enum cudaDriverEntryPointQueryResult *driverStatus = (enum cudaDriverEntryPointQueryResult *)(uintptr_t)0x10127040u;
     const cudaError_t cubind_expected = cudaErrorInvalidSurface;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_expect_arg(&funcPtr, sizeof funcPtr);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&driverStatus, sizeof driverStatus);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_driver_entry_point(symbol, funcPtr, flags, driverStatus);
-    assert_true(cubind_mock_matches("cudaGetDriverEntryPoint"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDriverEntryPoint", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_expect_arg(&funcPtr, sizeof funcPtr);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&driverStatus, sizeof driverStatus);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_driver_entry_point(symbol, funcPtr, flags, driverStatus);
+        assert_true(cubind_mock_matches("cudaGetDriverEntryPoint"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDriverEntryPoint", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_driver_entry_point_by_version(void **cubind_state)
@@ -6342,20 +8125,26 @@ static void test_cubind_runtime_get_driver_entry_point_by_version(void **cubind_
     enum cudaDriverEntryPointQueryResult *driverStatus = (enum cudaDriverEntryPointQueryResult *)(uintptr_t)0x10128050u;
     const cudaError_t cubind_expected = cudaErrorDuplicateVariableName;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_expect_arg(&funcPtr, sizeof funcPtr);
-    cubind_mock_expect_arg(&cudaVersion, sizeof cudaVersion);
-    cubind_mock_expect_arg(&flags, sizeof flags);
-    cubind_mock_expect_arg(&driverStatus, sizeof driverStatus);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_driver_entry_point_by_version(symbol, funcPtr, cudaVersion, flags, driverStatus);
-    assert_true(cubind_mock_matches("cudaGetDriverEntryPointByVersion"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDriverEntryPointByVersion", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_expect_arg(&funcPtr, sizeof funcPtr);
+        cubind_mock_expect_arg(&cudaVersion, sizeof cudaVersion);
+        cubind_mock_expect_arg(&flags, sizeof flags);
+        cubind_mock_expect_arg(&driverStatus, sizeof driverStatus);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_driver_entry_point_by_version(symbol, funcPtr, cudaVersion, flags, driverStatus);
+        assert_true(cubind_mock_matches("cudaGetDriverEntryPointByVersion"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDriverEntryPointByVersion", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_library_load_data(void **cubind_state)
@@ -6370,23 +8159,29 @@ static void test_cubind_runtime_library_load_data(void **cubind_state)
     unsigned int numLibraryOptions = (unsigned int)0x124a47;
     const cudaError_t cubind_expected = cudaErrorDuplicateTextureName;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_expect_arg(&code, sizeof code);
-    cubind_mock_expect_arg(&jitOptions, sizeof jitOptions);
-    cubind_mock_expect_arg(&jitOptionsValues, sizeof jitOptionsValues);
-    cubind_mock_expect_arg(&numJitOptions, sizeof numJitOptions);
-    cubind_mock_expect_arg(&libraryOptions, sizeof libraryOptions);
-    cubind_mock_expect_arg(&libraryOptionValues, sizeof libraryOptionValues);
-    cubind_mock_expect_arg(&numLibraryOptions, sizeof numLibraryOptions);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_library_load_data(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    assert_true(cubind_mock_matches("cudaLibraryLoadData"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryLoadData", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_expect_arg(&code, sizeof code);
+        cubind_mock_expect_arg(&jitOptions, sizeof jitOptions);
+        cubind_mock_expect_arg(&jitOptionsValues, sizeof jitOptionsValues);
+        cubind_mock_expect_arg(&numJitOptions, sizeof numJitOptions);
+        cubind_mock_expect_arg(&libraryOptions, sizeof libraryOptions);
+        cubind_mock_expect_arg(&libraryOptionValues, sizeof libraryOptionValues);
+        cubind_mock_expect_arg(&numLibraryOptions, sizeof numLibraryOptions);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_load_data(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        assert_true(cubind_mock_matches("cudaLibraryLoadData"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryLoadData", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_library_load_from_file(void **cubind_state)
@@ -6401,23 +8196,29 @@ static void test_cubind_runtime_library_load_from_file(void **cubind_state)
     unsigned int numLibraryOptions = (unsigned int)0x124a87;
     const cudaError_t cubind_expected = cudaErrorDuplicateSurfaceName;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_expect_arg(&fileName, sizeof fileName);
-    cubind_mock_expect_arg(&jitOptions, sizeof jitOptions);
-    cubind_mock_expect_arg(&jitOptionsValues, sizeof jitOptionsValues);
-    cubind_mock_expect_arg(&numJitOptions, sizeof numJitOptions);
-    cubind_mock_expect_arg(&libraryOptions, sizeof libraryOptions);
-    cubind_mock_expect_arg(&libraryOptionValues, sizeof libraryOptionValues);
-    cubind_mock_expect_arg(&numLibraryOptions, sizeof numLibraryOptions);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_library_load_from_file(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    assert_true(cubind_mock_matches("cudaLibraryLoadFromFile"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryLoadFromFile", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_expect_arg(&fileName, sizeof fileName);
+        cubind_mock_expect_arg(&jitOptions, sizeof jitOptions);
+        cubind_mock_expect_arg(&jitOptionsValues, sizeof jitOptionsValues);
+        cubind_mock_expect_arg(&numJitOptions, sizeof numJitOptions);
+        cubind_mock_expect_arg(&libraryOptions, sizeof libraryOptions);
+        cubind_mock_expect_arg(&libraryOptionValues, sizeof libraryOptionValues);
+        cubind_mock_expect_arg(&numLibraryOptions, sizeof numLibraryOptions);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_load_from_file(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        assert_true(cubind_mock_matches("cudaLibraryLoadFromFile"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryLoadFromFile", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_library_unload(void **cubind_state)
@@ -6425,16 +8226,22 @@ static void test_cubind_runtime_library_unload(void **cubind_state)
     cudaLibrary_t library = (cudaLibrary_t)(uintptr_t)0x1012b010u;
     const cudaError_t cubind_expected = cudaErrorDevicesUnavailable;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_library_unload(library);
-    assert_true(cubind_mock_matches("cudaLibraryUnload"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryUnload", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_unload(library);
+        assert_true(cubind_mock_matches("cudaLibraryUnload"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryUnload", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_library_get_kernel(void **cubind_state)
@@ -6444,18 +8251,24 @@ static void test_cubind_runtime_library_get_kernel(void **cubind_state)
     const char *name = (const char *)(uintptr_t)0x1012c030u;
     const cudaError_t cubind_expected = cudaErrorIncompatibleDriverContext;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pKernel, sizeof pKernel);
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_library_get_kernel(pKernel, library, name);
-    assert_true(cubind_mock_matches("cudaLibraryGetKernel"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetKernel", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&pKernel, sizeof pKernel);
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_get_kernel(pKernel, library, name);
+        assert_true(cubind_mock_matches("cudaLibraryGetKernel"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetKernel", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_library_get_global(void **cubind_state)
@@ -6466,19 +8279,25 @@ static void test_cubind_runtime_library_get_global(void **cubind_state)
     const char *name = (const char *)(uintptr_t)0x1012d040u;
     const cudaError_t cubind_expected = cudaErrorMissingConfiguration;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&bytes, sizeof bytes);
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_library_get_global(dptr, bytes, library, name);
-    assert_true(cubind_mock_matches("cudaLibraryGetGlobal"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetGlobal", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&bytes, sizeof bytes);
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_get_global(dptr, bytes, library, name);
+        assert_true(cubind_mock_matches("cudaLibraryGetGlobal"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetGlobal", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_library_get_managed(void **cubind_state)
@@ -6489,19 +8308,25 @@ static void test_cubind_runtime_library_get_managed(void **cubind_state)
     const char *name = (const char *)(uintptr_t)0x1012e040u;
     const cudaError_t cubind_expected = cudaErrorPriorLaunchFailure;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&dptr, sizeof dptr);
-    cubind_mock_expect_arg(&bytes, sizeof bytes);
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_expect_arg(&name, sizeof name);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_library_get_managed(dptr, bytes, library, name);
-    assert_true(cubind_mock_matches("cudaLibraryGetManaged"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetManaged", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&dptr, sizeof dptr);
+        cubind_mock_expect_arg(&bytes, sizeof bytes);
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_expect_arg(&name, sizeof name);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_get_managed(dptr, bytes, library, name);
+        assert_true(cubind_mock_matches("cudaLibraryGetManaged"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetManaged", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_library_get_unified_function(void **cubind_state)
@@ -6511,18 +8336,24 @@ static void test_cubind_runtime_library_get_unified_function(void **cubind_state
     const char *symbol = (const char *)(uintptr_t)0x1012f030u;
     const cudaError_t cubind_expected = cudaErrorLaunchMaxDepthExceeded;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&fptr, sizeof fptr);
-    cubind_mock_expect_arg(&library, sizeof library);
-    cubind_mock_expect_arg(&symbol, sizeof symbol);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_library_get_unified_function(fptr, library, symbol);
-    assert_true(cubind_mock_matches("cudaLibraryGetUnifiedFunction"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetUnifiedFunction", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&fptr, sizeof fptr);
+        cubind_mock_expect_arg(&library, sizeof library);
+        cubind_mock_expect_arg(&symbol, sizeof symbol);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_get_unified_function(fptr, library, symbol);
+        assert_true(cubind_mock_matches("cudaLibraryGetUnifiedFunction"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetUnifiedFunction", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
@@ -6531,17 +8362,23 @@ static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
     cudaLibrary_t lib = (cudaLibrary_t)(uintptr_t)0x10130020u;
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedTex;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&count, sizeof count);
-    cubind_mock_expect_arg(&lib, sizeof lib);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_library_get_kernel_count(count, lib);
-    assert_true(cubind_mock_matches("cudaLibraryGetKernelCount"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetKernelCount", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&count, sizeof count);
+        cubind_mock_expect_arg(&lib, sizeof lib);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_get_kernel_count(count, lib);
+        assert_true(cubind_mock_matches("cudaLibraryGetKernelCount"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetKernelCount", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
@@ -6551,18 +8388,24 @@ static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
     cudaLibrary_t lib = (cudaLibrary_t)(uintptr_t)0x10131030u;
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedSurf;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&kernels, sizeof kernels);
-    cubind_mock_expect_arg(&numKernels, sizeof numKernels);
-    cubind_mock_expect_arg(&lib, sizeof lib);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_library_enumerate_kernels(kernels, numKernels, lib);
-    assert_true(cubind_mock_matches("cudaLibraryEnumerateKernels"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryEnumerateKernels", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&kernels, sizeof kernels);
+        cubind_mock_expect_arg(&numKernels, sizeof numKernels);
+        cubind_mock_expect_arg(&lib, sizeof lib);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_library_enumerate_kernels(kernels, numKernels, lib);
+        assert_true(cubind_mock_matches("cudaLibraryEnumerateKernels"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryEnumerateKernels", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_kernel_set_attribute_for_device(void **cubind_state)
@@ -6573,19 +8416,25 @@ static void test_cubind_runtime_kernel_set_attribute_for_device(void **cubind_st
     int device = (int)0x124c83;
     const cudaError_t cubind_expected = cudaErrorSyncDepthExceeded;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&kernel, sizeof kernel);
-    cubind_mock_expect_arg(&attr, sizeof attr);
-    cubind_mock_expect_arg(&value, sizeof value);
-    cubind_mock_expect_arg(&device, sizeof device);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_kernel_set_attribute_for_device(kernel, attr, value, device);
-    assert_true(cubind_mock_matches("cudaKernelSetAttributeForDevice"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaKernelSetAttributeForDevice", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&kernel, sizeof kernel);
+        cubind_mock_expect_arg(&attr, sizeof attr);
+        cubind_mock_expect_arg(&value, sizeof value);
+        cubind_mock_expect_arg(&device, sizeof device);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_kernel_set_attribute_for_device(kernel, attr, value, device);
+        assert_true(cubind_mock_matches("cudaKernelSetAttributeForDevice"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaKernelSetAttributeForDevice", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_export_table(void **cubind_state)
@@ -6594,17 +8443,23 @@ static void test_cubind_runtime_get_export_table(void **cubind_state)
     const cudaUUID_t *pExportTableId = (const cudaUUID_t *)(uintptr_t)0x10133020u;
     const cudaError_t cubind_expected = cudaErrorLaunchPendingCountExceeded;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&ppExportTable, sizeof ppExportTable);
-    cubind_mock_expect_arg(&pExportTableId, sizeof pExportTableId);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_export_table(ppExportTable, pExportTableId);
-    assert_true(cubind_mock_matches("cudaGetExportTable"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetExportTable", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&ppExportTable, sizeof ppExportTable);
+        cubind_mock_expect_arg(&pExportTableId, sizeof pExportTableId);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_export_table(ppExportTable, pExportTableId);
+        assert_true(cubind_mock_matches("cudaGetExportTable"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetExportTable", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_func_by_symbol(void **cubind_state)
@@ -6613,17 +8468,23 @@ static void test_cubind_runtime_get_func_by_symbol(void **cubind_state)
     const void *symbolPtr = (const void *)(uintptr_t)0x10134020u;
     const cudaError_t cubind_expected = cudaErrorInvalidDeviceFunction;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&functionPtr, sizeof functionPtr);
-    cubind_mock_expect_arg(&symbolPtr, sizeof symbolPtr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_func_by_symbol(functionPtr, symbolPtr);
-    assert_true(cubind_mock_matches("cudaGetFuncBySymbol"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetFuncBySymbol", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&functionPtr, sizeof functionPtr);
+        cubind_mock_expect_arg(&symbolPtr, sizeof symbolPtr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_func_by_symbol(functionPtr, symbolPtr);
+        assert_true(cubind_mock_matches("cudaGetFuncBySymbol"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetFuncBySymbol", (int)cubind_expected);
+    }
 }
 
 static void test_cubind_runtime_get_kernel(void **cubind_state)
@@ -6632,17 +8493,23 @@ static void test_cubind_runtime_get_kernel(void **cubind_state)
     const void *entryFuncAddr = (const void *)(uintptr_t)0x10135020u;
     const cudaError_t cubind_expected = cudaErrorNoDevice;
     cudaError_t cubind_result;
+    int cubind_round;
 
     (void)cubind_state;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&kernelPtr, sizeof kernelPtr);
-    cubind_mock_expect_arg(&entryFuncAddr, sizeof entryFuncAddr);
-    cubind_mock_set_status((int)cubind_expected);
-    cubind_clear_error();
-    cubind_result = cubind_runtime_get_kernel(kernelPtr, entryFuncAddr);
-    assert_true(cubind_mock_matches("cudaGetKernel"));
-    assert_int_equal(cubind_result, cubind_expected);
-    cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetKernel", (int)cubind_expected);
+    /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
+     * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
+    for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
+        cubind_mock_expect_begin();
+        cubind_mock_expect_arg(&kernelPtr, sizeof kernelPtr);
+        cubind_mock_expect_arg(&entryFuncAddr, sizeof entryFuncAddr);
+        cubind_mock_set_status((int)cubind_expected);
+        cubind_clear_error();
+        cubind_result = cubind_runtime_get_kernel(kernelPtr, entryFuncAddr);
+        assert_true(cubind_mock_matches("cudaGetKernel"));
+        cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
+        assert_int_equal(cubind_result, cubind_expected);
+        cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetKernel", (int)cubind_expected);
+    }
 }
 
 const struct CMUnitTest cubind_passthrough_runtime[] = {

@@ -19,6 +19,7 @@ struct args {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *last_symbol = "";
+static const void *last_caller;
 static struct args recorded, expected;
 static unsigned long calls;
 static int status_to_return;
@@ -35,10 +36,11 @@ static void append(struct args *a, const void *value, size_t size)
     a->length += size;
 }
 
-EXPORT void cubind_mock_begin(const char *symbol)
+EXPORT void cubind_mock_begin(const char *symbol, const void *caller)
 {
     pthread_mutex_lock(&lock);
     last_symbol = symbol;
+    last_caller = caller;
     recorded.length = 0;
     recorded.overflow = 0;
     calls++;
@@ -133,6 +135,11 @@ EXPORT int cubind_mock_matches(const char *symbol)
 EXPORT const char *cubind_mock_last_symbol(void)
 {
     return last_symbol;
+}
+
+EXPORT const void *cubind_mock_last_caller(void)
+{
+    return last_caller;
 }
 
 EXPORT unsigned long cubind_mock_calls(void)

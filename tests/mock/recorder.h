@@ -15,7 +15,9 @@
 #define CUBIND_MOCK_MAX_ARG_BYTES 1024
 
 /* --- called by the mocks --- */
-void cubind_mock_begin(const char *symbol);
+/* `caller`: the mock's return address, where the call came from (a wrapper in libcubind, or a
+ * program's own code for the inline form's hot path). */
+void cubind_mock_begin(const char *symbol, const void *caller);
 void cubind_mock_arg(const void *value, size_t size);
 int cubind_mock_status(void);
 uintptr_t cubind_mock_return(void);
@@ -36,6 +38,7 @@ void cubind_mock_expect_arg(const void *value, size_t size);
 /* 1 when the last call recorded was `symbol` with exactly the expected argument bytes. */
 int cubind_mock_matches(const char *symbol);
 const char *cubind_mock_last_symbol(void);
+const void *cubind_mock_last_caller(void);
 unsigned long cubind_mock_calls(void);
 
 #endif /* CUBIND_MOCK_RECORDER_H */

@@ -9,6 +9,7 @@
 #define CUBIND_CUBLAS_H
 
 #include "cubind/platform.h"
+#include "cubind/inline.h"
 #include "cubind/cublas_types.h"
 
 /*
@@ -9132,6 +9133,7006 @@ cublasStatus_t cubind_cublas_hgemm_strided_batched(cublasHandle_t handle, cublas
 CUBIND_API
 cublasStatus_t cubind_cublas_hgemm_strided_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount);
 
+/* The slots of libcublas, read by the inline form (cubind/inline.h); libcubind's, read-only here. */
+CUBIND_API extern cubind_slot *const cubind_cublas_slots_40958970970b;
+
+#if defined(CUBIND_INLINE)
+/* The inline form of each wrapper above (cubind/inline.h): the hot path here, the rest in libcubind. */
+
+static inline cublasStatus_t cubind_cublas_create_inline(cublasHandle_t *handle)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t *handle) = (cublasStatus_t (*)(cublasHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 0);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_create)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 0, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_create(...) cubind_cublas_create_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_destroy_inline(cublasHandle_t handle)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle) = (cublasStatus_t (*)(cublasHandle_t handle))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 1);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_destroy)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 1, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_destroy(...) cubind_cublas_destroy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_version_inline(cublasHandle_t handle, int *version)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *version) = (cublasStatus_t (*)(cublasHandle_t handle, int *version))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 2);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_version)(handle, version);
+    cubind_status = cubind_fn(handle, version);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 2, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_version(...) cubind_cublas_get_version_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_property_inline(libraryPropertyType type, int *value)
+{
+    cublasStatus_t (*cubind_fn)(libraryPropertyType type, int *value) = (cublasStatus_t (*)(libraryPropertyType type, int *value))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 3);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_property)(type, value);
+    cubind_status = cubind_fn(type, value);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 3, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_property(...) cubind_cublas_get_property_inline(__VA_ARGS__)
+
+static inline size_t cubind_cublas_get_cudart_version_inline(void)
+{
+    size_t (*cubind_fn)(void) = (size_t (*)(void))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 4);
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_cudart_version)();
+    return cubind_fn();
+}
+#define cubind_cublas_get_cudart_version(...) cubind_cublas_get_cudart_version_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_workspace_inline(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes) = (cublasStatus_t (*)(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 5);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_workspace)(handle, workspace, workspaceSizeInBytes);
+    cubind_status = cubind_fn(handle, workspace, workspaceSizeInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 5, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_workspace(...) cubind_cublas_set_workspace_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_stream_inline(cublasHandle_t handle, cudaStream_t streamId)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaStream_t streamId) = (cublasStatus_t (*)(cublasHandle_t handle, cudaStream_t streamId))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 6);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_stream)(handle, streamId);
+    cubind_status = cubind_fn(handle, streamId);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 6, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_stream(...) cubind_cublas_set_stream_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_stream_inline(cublasHandle_t handle, cudaStream_t *streamId)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaStream_t *streamId) = (cublasStatus_t (*)(cublasHandle_t handle, cudaStream_t *streamId))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 7);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_stream)(handle, streamId);
+    cubind_status = cubind_fn(handle, streamId);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 7, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_stream(...) cubind_cublas_get_stream_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_pointer_mode_inline(cublasHandle_t handle, cublasPointerMode_t *mode)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasPointerMode_t *mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasPointerMode_t *mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 8);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_pointer_mode)(handle, mode);
+    cubind_status = cubind_fn(handle, mode);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 8, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_pointer_mode(...) cubind_cublas_get_pointer_mode_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_pointer_mode_inline(cublasHandle_t handle, cublasPointerMode_t mode)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasPointerMode_t mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasPointerMode_t mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 9);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_pointer_mode)(handle, mode);
+    cubind_status = cubind_fn(handle, mode);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 9, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_pointer_mode(...) cubind_cublas_set_pointer_mode_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_atomics_mode_inline(cublasHandle_t handle, cublasAtomicsMode_t *mode)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasAtomicsMode_t *mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasAtomicsMode_t *mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 10);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_atomics_mode)(handle, mode);
+    cubind_status = cubind_fn(handle, mode);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 10, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_atomics_mode(...) cubind_cublas_get_atomics_mode_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_atomics_mode_inline(cublasHandle_t handle, cublasAtomicsMode_t mode)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasAtomicsMode_t mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasAtomicsMode_t mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 11);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_atomics_mode)(handle, mode);
+    cubind_status = cubind_fn(handle, mode);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 11, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_atomics_mode(...) cubind_cublas_set_atomics_mode_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_math_mode_inline(cublasHandle_t handle, cublasMath_t *mode)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasMath_t *mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasMath_t *mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 12);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_math_mode)(handle, mode);
+    cubind_status = cubind_fn(handle, mode);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 12, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_math_mode(...) cubind_cublas_get_math_mode_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_math_mode_inline(cublasHandle_t handle, cublasMath_t mode)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasMath_t mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasMath_t mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 13);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_math_mode)(handle, mode);
+    cubind_status = cubind_fn(handle, mode);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 13, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_math_mode(...) cubind_cublas_set_math_mode_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_sm_count_target_inline(cublasHandle_t handle, int *smCountTarget)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *smCountTarget) = (cublasStatus_t (*)(cublasHandle_t handle, int *smCountTarget))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 14);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_sm_count_target)(handle, smCountTarget);
+    cubind_status = cubind_fn(handle, smCountTarget);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 14, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_sm_count_target(...) cubind_cublas_get_sm_count_target_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_sm_count_target_inline(cublasHandle_t handle, int smCountTarget)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int smCountTarget) = (cublasStatus_t (*)(cublasHandle_t handle, int smCountTarget))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 15);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_sm_count_target)(handle, smCountTarget);
+    cubind_status = cubind_fn(handle, smCountTarget);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 15, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_sm_count_target(...) cubind_cublas_set_sm_count_target_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_emulation_strategy_inline(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 16);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_emulation_strategy)(handle, emulationStrategy);
+    cubind_status = cubind_fn(handle, emulationStrategy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 16, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_emulation_strategy(...) cubind_cublas_get_emulation_strategy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_emulation_strategy_inline(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 17);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_emulation_strategy)(handle, emulationStrategy);
+    cubind_status = cubind_fn(handle, emulationStrategy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 17, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_emulation_strategy(...) cubind_cublas_set_emulation_strategy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_emulation_special_values_support_inline(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 18);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_emulation_special_values_support)(handle, mask);
+    cubind_status = cubind_fn(handle, mask);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 18, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_emulation_special_values_support(...) cubind_cublas_get_emulation_special_values_support_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_emulation_special_values_support_inline(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 19);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_emulation_special_values_support)(handle, mask);
+    cubind_status = cubind_fn(handle, mask);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 19, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_emulation_special_values_support(...) cubind_cublas_set_emulation_special_values_support_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_control_inline(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 20);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_fixed_point_emulation_mantissa_control)(handle, mantissaControl);
+    cubind_status = cubind_fn(handle, mantissaControl);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 20, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_fixed_point_emulation_mantissa_control(...) cubind_cublas_get_fixed_point_emulation_mantissa_control_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_control_inline(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 21);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_fixed_point_emulation_mantissa_control)(handle, mantissaControl);
+    cubind_status = cubind_fn(handle, mantissaControl);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 21, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_fixed_point_emulation_mantissa_control(...) cubind_cublas_set_fixed_point_emulation_mantissa_control_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count_inline(cublasHandle_t handle, int *maxMantissaBitCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *maxMantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int *maxMantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 22);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count)(handle, maxMantissaBitCount);
+    cubind_status = cubind_fn(handle, maxMantissaBitCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 22, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(...) cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count_inline(cublasHandle_t handle, int maxMantissaBitCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int maxMantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int maxMantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 23);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count)(handle, maxMantissaBitCount);
+    cubind_status = cubind_fn(handle, maxMantissaBitCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 23, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(...) cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset_inline(cublasHandle_t handle, int *mantissaBitOffset)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *mantissaBitOffset) = (cublasStatus_t (*)(cublasHandle_t handle, int *mantissaBitOffset))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 24);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset)(handle, mantissaBitOffset);
+    cubind_status = cubind_fn(handle, mantissaBitOffset);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 24, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(...) cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset_inline(cublasHandle_t handle, int mantissaBitOffset)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int mantissaBitOffset) = (cublasStatus_t (*)(cublasHandle_t handle, int mantissaBitOffset))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 25);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset)(handle, mantissaBitOffset);
+    cubind_status = cubind_fn(handle, mantissaBitOffset);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 25, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(...) cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer_inline(cublasHandle_t handle, int **mantissaBitCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int **mantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int **mantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 26);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer)(handle, mantissaBitCount);
+    cubind_status = cubind_fn(handle, mantissaBitCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 26, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer(...) cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer_inline(cublasHandle_t handle, int *mantissaBitCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *mantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int *mantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 27);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer)(handle, mantissaBitCount);
+    cubind_status = cubind_fn(handle, mantissaBitCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 27, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer(...) cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer_inline(__VA_ARGS__)
+
+static inline const char *cubind_cublas_get_status_name_inline(cublasStatus_t status)
+{
+    const char *(*cubind_fn)(cublasStatus_t status) = (const char *(*)(cublasStatus_t status))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 28);
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_status_name)(status);
+    return cubind_fn(status);
+}
+#define cubind_cublas_get_status_name(...) cubind_cublas_get_status_name_inline(__VA_ARGS__)
+
+static inline const char *cubind_cublas_get_status_string_inline(cublasStatus_t status)
+{
+    const char *(*cubind_fn)(cublasStatus_t status) = (const char *(*)(cublasStatus_t status))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 29);
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_status_string)(status);
+    return cubind_fn(status);
+}
+#define cubind_cublas_get_status_string(...) cubind_cublas_get_status_string_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_logger_configure_inline(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName)
+{
+    cublasStatus_t (*cubind_fn)(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName) = (cublasStatus_t (*)(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 30);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_logger_configure)(logIsOn, logToStdOut, logToStdErr, logFileName);
+    cubind_status = cubind_fn(logIsOn, logToStdOut, logToStdErr, logFileName);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 30, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_logger_configure(...) cubind_cublas_logger_configure_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_logger_callback_inline(cublasLogCallback userCallback)
+{
+    cublasStatus_t (*cubind_fn)(cublasLogCallback userCallback) = (cublasStatus_t (*)(cublasLogCallback userCallback))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 31);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_logger_callback)(userCallback);
+    cubind_status = cubind_fn(userCallback);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 31, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_logger_callback(...) cubind_cublas_set_logger_callback_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_logger_callback_inline(cublasLogCallback *userCallback)
+{
+    cublasStatus_t (*cubind_fn)(cublasLogCallback *userCallback) = (cublasStatus_t (*)(cublasLogCallback *userCallback))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 32);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_logger_callback)(userCallback);
+    cubind_status = cubind_fn(userCallback);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 32, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_logger_callback(...) cubind_cublas_get_logger_callback_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_vector_inline(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)
+{
+    cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy) = (cublasStatus_t (*)(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 33);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_vector)(n, elemSize, x, incx, devicePtr, incy);
+    cubind_status = cubind_fn(n, elemSize, x, incx, devicePtr, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 33, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_vector(...) cubind_cublas_set_vector_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_vector_64_inline(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 34);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_vector_64)(n, elemSize, x, incx, devicePtr, incy);
+    cubind_status = cubind_fn(n, elemSize, x, incx, devicePtr, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 34, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_vector_64(...) cubind_cublas_set_vector_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_vector_inline(int n, int elemSize, const void *x, int incx, void *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *x, int incx, void *y, int incy) = (cublasStatus_t (*)(int n, int elemSize, const void *x, int incx, void *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 35);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_vector)(n, elemSize, x, incx, y, incy);
+    cubind_status = cubind_fn(n, elemSize, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 35, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_vector(...) cubind_cublas_get_vector_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_vector_64_inline(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 36);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_vector_64)(n, elemSize, x, incx, y, incy);
+    cubind_status = cubind_fn(n, elemSize, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 36, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_vector_64(...) cubind_cublas_get_vector_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_matrix_inline(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)
+{
+    cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 37);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_matrix)(rows, cols, elemSize, A, lda, B, ldb);
+    cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 37, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_matrix(...) cubind_cublas_set_matrix_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_matrix_64_inline(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)
+{
+    cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 38);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_matrix_64)(rows, cols, elemSize, A, lda, B, ldb);
+    cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 38, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_matrix_64(...) cubind_cublas_set_matrix_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_matrix_inline(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)
+{
+    cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 39);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_matrix)(rows, cols, elemSize, A, lda, B, ldb);
+    cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 39, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_matrix(...) cubind_cublas_get_matrix_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_matrix_64_inline(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)
+{
+    cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 40);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_matrix_64)(rows, cols, elemSize, A, lda, B, ldb);
+    cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 40, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_matrix_64(...) cubind_cublas_get_matrix_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_vector_async_inline(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)
+{
+    cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream) = (cublasStatus_t (*)(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 41);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_vector_async)(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
+    cubind_status = cubind_fn(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 41, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_vector_async(...) cubind_cublas_set_vector_async_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_vector_async_64_inline(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream)
+{
+    cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 42);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_vector_async_64)(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
+    cubind_status = cubind_fn(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 42, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_vector_async_64(...) cubind_cublas_set_vector_async_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_vector_async_inline(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream)
+{
+    cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream) = (cublasStatus_t (*)(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 43);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_vector_async)(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
+    cubind_status = cubind_fn(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 43, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_vector_async(...) cubind_cublas_get_vector_async_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_vector_async_64_inline(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream)
+{
+    cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 44);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_vector_async_64)(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
+    cubind_status = cubind_fn(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 44, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_vector_async_64(...) cubind_cublas_get_vector_async_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_matrix_async_inline(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)
+{
+    cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 45);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_matrix_async)(rows, cols, elemSize, A, lda, B, ldb, stream);
+    cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 45, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_matrix_async(...) cubind_cublas_set_matrix_async_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_set_matrix_async_64_inline(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)
+{
+    cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 46);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_set_matrix_async_64)(rows, cols, elemSize, A, lda, B, ldb, stream);
+    cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 46, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_set_matrix_async_64(...) cubind_cublas_set_matrix_async_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_matrix_async_inline(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)
+{
+    cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 47);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_matrix_async)(rows, cols, elemSize, A, lda, B, ldb, stream);
+    cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 47, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_matrix_async(...) cubind_cublas_get_matrix_async_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_get_matrix_async_64_inline(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)
+{
+    cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 48);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_get_matrix_async_64)(rows, cols, elemSize, A, lda, B, ldb, stream);
+    cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 48, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_get_matrix_async_64(...) cubind_cublas_get_matrix_async_64_inline(__VA_ARGS__)
+
+static inline void cubind_cublas_xerbla_inline(const char *srName, int info)
+{
+    void (*cubind_fn)(const char *srName, int info) = (void (*)(const char *srName, int info))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 49);
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL)) {
+        (cubind_cublas_xerbla)(srName, info);
+        return;
+    }
+    cubind_fn(srName, info);
+}
+#define cubind_cublas_xerbla(...) cubind_cublas_xerbla_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_nrm2_ex_inline(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 50);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_nrm2_ex)(handle, n, x, xType, incx, result, resultType, executionType);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executionType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 50, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_nrm2_ex(...) cubind_cublas_nrm2_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_nrm2ex_64_inline(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 51);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_nrm2ex_64)(handle, n, x, xType, incx, result, resultType, executionType);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executionType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 51, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_nrm2ex_64(...) cubind_cublas_nrm2ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_snrm2_inline(cublasHandle_t handle, int n, const float *x, int incx, float *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 52);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_snrm2)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 52, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_snrm2(...) cubind_cublas_snrm2_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_snrm2_64_inline(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 53);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_snrm2_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 53, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_snrm2_64(...) cubind_cublas_snrm2_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dnrm2_inline(cublasHandle_t handle, int n, const double *x, int incx, double *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 54);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dnrm2)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 54, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dnrm2(...) cubind_cublas_dnrm2_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dnrm2_64_inline(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 55);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dnrm2_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 55, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dnrm2_64(...) cubind_cublas_dnrm2_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_scnrm2_inline(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 56);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_scnrm2)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 56, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_scnrm2(...) cubind_cublas_scnrm2_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_scnrm2_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 57);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_scnrm2_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 57, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_scnrm2_64(...) cubind_cublas_scnrm2_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dznrm2_inline(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 58);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dznrm2)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 58, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dznrm2(...) cubind_cublas_dznrm2_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dznrm2_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 59);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dznrm2_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 59, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dznrm2_64(...) cubind_cublas_dznrm2_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dot_ex_inline(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 60);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dot_ex)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 60, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dot_ex(...) cubind_cublas_dot_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dot_ex_64_inline(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 61);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dot_ex_64)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 61, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dot_ex_64(...) cubind_cublas_dot_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dotc_ex_inline(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 62);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dotc_ex)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 62, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dotc_ex(...) cubind_cublas_dotc_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dotc_ex_64_inline(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 63);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dotc_ex_64)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 63, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dotc_ex_64(...) cubind_cublas_dotc_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sdot_inline(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 64);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sdot)(handle, n, x, incx, y, incy, result);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 64, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sdot(...) cubind_cublas_sdot_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sdot_64_inline(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 65);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sdot_64)(handle, n, x, incx, y, incy, result);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 65, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sdot_64(...) cubind_cublas_sdot_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ddot_inline(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 66);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ddot)(handle, n, x, incx, y, incy, result);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 66, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ddot(...) cubind_cublas_ddot_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ddot_64_inline(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 67);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ddot_64)(handle, n, x, incx, y, incy, result);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 67, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ddot_64(...) cubind_cublas_ddot_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cdotu_inline(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 68);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cdotu)(handle, n, x, incx, y, incy, result);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 68, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cdotu(...) cubind_cublas_cdotu_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cdotu_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 69);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cdotu_64)(handle, n, x, incx, y, incy, result);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 69, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cdotu_64(...) cubind_cublas_cdotu_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cdotc_inline(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 70);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cdotc)(handle, n, x, incx, y, incy, result);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 70, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cdotc(...) cubind_cublas_cdotc_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cdotc_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 71);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cdotc_64)(handle, n, x, incx, y, incy, result);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 71, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cdotc_64(...) cubind_cublas_cdotc_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zdotu_inline(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 72);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zdotu)(handle, n, x, incx, y, incy, result);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 72, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zdotu(...) cubind_cublas_zdotu_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zdotu_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 73);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zdotu_64)(handle, n, x, incx, y, incy, result);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 73, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zdotu_64(...) cubind_cublas_zdotu_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zdotc_inline(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 74);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zdotc)(handle, n, x, incx, y, incy, result);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 74, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zdotc(...) cubind_cublas_zdotc_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zdotc_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 75);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zdotc_64)(handle, n, x, incx, y, incy, result);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 75, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zdotc_64(...) cubind_cublas_zdotc_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_scal_ex_inline(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 76);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_scal_ex)(handle, n, alpha, alphaType, x, xType, incx, executionType);
+    cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, executionType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 76, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_scal_ex(...) cubind_cublas_scal_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_scal_ex_64_inline(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 77);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_scal_ex_64)(handle, n, alpha, alphaType, x, xType, incx, executionType);
+    cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, executionType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 77, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_scal_ex_64(...) cubind_cublas_scal_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sscal_inline(cublasHandle_t handle, int n, const float *alpha, float *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *alpha, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *alpha, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 78);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sscal)(handle, n, alpha, x, incx);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 78, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sscal(...) cubind_cublas_sscal_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sscal_64_inline(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 79);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sscal_64)(handle, n, alpha, x, incx);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 79, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sscal_64(...) cubind_cublas_sscal_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dscal_inline(cublasHandle_t handle, int n, const double *alpha, double *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *alpha, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *alpha, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 80);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dscal)(handle, n, alpha, x, incx);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 80, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dscal(...) cubind_cublas_dscal_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dscal_64_inline(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 81);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dscal_64)(handle, n, alpha, x, incx);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 81, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dscal_64(...) cubind_cublas_dscal_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cscal_inline(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 82);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cscal)(handle, n, alpha, x, incx);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 82, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cscal(...) cubind_cublas_cscal_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cscal_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 83);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cscal_64)(handle, n, alpha, x, incx);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 83, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cscal_64(...) cubind_cublas_cscal_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csscal_inline(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 84);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csscal)(handle, n, alpha, x, incx);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 84, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csscal(...) cubind_cublas_csscal_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csscal_64_inline(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 85);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csscal_64)(handle, n, alpha, x, incx);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 85, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csscal_64(...) cubind_cublas_csscal_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zscal_inline(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 86);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zscal)(handle, n, alpha, x, incx);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 86, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zscal(...) cubind_cublas_zscal_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zscal_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 87);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zscal_64)(handle, n, alpha, x, incx);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 87, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zscal_64(...) cubind_cublas_zscal_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zdscal_inline(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 88);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zdscal)(handle, n, alpha, x, incx);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 88, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zdscal(...) cubind_cublas_zdscal_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zdscal_64_inline(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 89);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zdscal_64)(handle, n, alpha, x, incx);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 89, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zdscal_64(...) cubind_cublas_zdscal_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_axpy_ex_inline(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 90);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_axpy_ex)(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
+    cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 90, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_axpy_ex(...) cubind_cublas_axpy_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_axpy_ex_64_inline(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 91);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_axpy_ex_64)(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
+    cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 91, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_axpy_ex_64(...) cubind_cublas_axpy_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_saxpy_inline(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 92);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_saxpy)(handle, n, alpha, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 92, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_saxpy(...) cubind_cublas_saxpy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_saxpy_64_inline(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 93);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_saxpy_64)(handle, n, alpha, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 93, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_saxpy_64(...) cubind_cublas_saxpy_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_daxpy_inline(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 94);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_daxpy)(handle, n, alpha, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 94, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_daxpy(...) cubind_cublas_daxpy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_daxpy_64_inline(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 95);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_daxpy_64)(handle, n, alpha, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 95, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_daxpy_64(...) cubind_cublas_daxpy_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_caxpy_inline(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 96);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_caxpy)(handle, n, alpha, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 96, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_caxpy(...) cubind_cublas_caxpy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_caxpy_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 97);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_caxpy_64)(handle, n, alpha, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 97, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_caxpy_64(...) cubind_cublas_caxpy_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zaxpy_inline(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 98);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zaxpy)(handle, n, alpha, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 98, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zaxpy(...) cubind_cublas_zaxpy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zaxpy_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 99);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zaxpy_64)(handle, n, alpha, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 99, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zaxpy_64(...) cubind_cublas_zaxpy_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_copy_ex_inline(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 100);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_copy_ex)(handle, n, x, xType, incx, y, yType, incy);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 100, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_copy_ex(...) cubind_cublas_copy_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_copy_ex_64_inline(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 101);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_copy_ex_64)(handle, n, x, xType, incx, y, yType, incy);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 101, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_copy_ex_64(...) cubind_cublas_copy_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_scopy_inline(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 102);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_scopy)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 102, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_scopy(...) cubind_cublas_scopy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_scopy_64_inline(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 103);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_scopy_64)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 103, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_scopy_64(...) cubind_cublas_scopy_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dcopy_inline(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 104);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dcopy)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 104, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dcopy(...) cubind_cublas_dcopy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dcopy_64_inline(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 105);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dcopy_64)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 105, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dcopy_64(...) cubind_cublas_dcopy_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ccopy_inline(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 106);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ccopy)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 106, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ccopy(...) cubind_cublas_ccopy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ccopy_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 107);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ccopy_64)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 107, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ccopy_64(...) cubind_cublas_ccopy_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zcopy_inline(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 108);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zcopy)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 108, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zcopy(...) cubind_cublas_zcopy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zcopy_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 109);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zcopy_64)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 109, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zcopy_64(...) cubind_cublas_zcopy_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sswap_inline(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 110);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sswap)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 110, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sswap(...) cubind_cublas_sswap_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sswap_64_inline(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 111);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sswap_64)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 111, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sswap_64(...) cubind_cublas_sswap_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dswap_inline(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 112);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dswap)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 112, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dswap(...) cubind_cublas_dswap_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dswap_64_inline(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 113);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dswap_64)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 113, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dswap_64(...) cubind_cublas_dswap_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cswap_inline(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 114);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cswap)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 114, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cswap(...) cubind_cublas_cswap_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cswap_64_inline(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 115);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cswap_64)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 115, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cswap_64(...) cubind_cublas_cswap_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zswap_inline(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 116);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zswap)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 116, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zswap(...) cubind_cublas_zswap_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zswap_64_inline(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 117);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zswap_64)(handle, n, x, incx, y, incy);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 117, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zswap_64(...) cubind_cublas_zswap_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_swap_ex_inline(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 118);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_swap_ex)(handle, n, x, xType, incx, y, yType, incy);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 118, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_swap_ex(...) cubind_cublas_swap_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_swap_ex_64_inline(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 119);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_swap_ex_64)(handle, n, x, xType, incx, y, yType, incy);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 119, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_swap_ex_64(...) cubind_cublas_swap_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_isamax_inline(cublasHandle_t handle, int n, const float *x, int incx, int *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 120);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_isamax)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 120, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_isamax(...) cubind_cublas_isamax_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_isamax_64_inline(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 121);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_isamax_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 121, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_isamax_64(...) cubind_cublas_isamax_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_idamax_inline(cublasHandle_t handle, int n, const double *x, int incx, int *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 122);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_idamax)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 122, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_idamax(...) cubind_cublas_idamax_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_idamax_64_inline(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 123);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_idamax_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 123, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_idamax_64(...) cubind_cublas_idamax_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_icamax_inline(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 124);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_icamax)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 124, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_icamax(...) cubind_cublas_icamax_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_icamax_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 125);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_icamax_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 125, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_icamax_64(...) cubind_cublas_icamax_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_izamax_inline(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 126);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_izamax)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 126, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_izamax(...) cubind_cublas_izamax_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_izamax_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 127);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_izamax_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 127, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_izamax_64(...) cubind_cublas_izamax_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_iamax_ex_inline(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 128);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_iamax_ex)(handle, n, x, xType, incx, result);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 128, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_iamax_ex(...) cubind_cublas_iamax_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_iamax_ex_64_inline(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 129);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_iamax_ex_64)(handle, n, x, xType, incx, result);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 129, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_iamax_ex_64(...) cubind_cublas_iamax_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_isamin_inline(cublasHandle_t handle, int n, const float *x, int incx, int *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 130);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_isamin)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 130, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_isamin(...) cubind_cublas_isamin_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_isamin_64_inline(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 131);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_isamin_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 131, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_isamin_64(...) cubind_cublas_isamin_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_idamin_inline(cublasHandle_t handle, int n, const double *x, int incx, int *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 132);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_idamin)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 132, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_idamin(...) cubind_cublas_idamin_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_idamin_64_inline(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 133);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_idamin_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 133, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_idamin_64(...) cubind_cublas_idamin_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_icamin_inline(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 134);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_icamin)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 134, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_icamin(...) cubind_cublas_icamin_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_icamin_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 135);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_icamin_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 135, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_icamin_64(...) cubind_cublas_icamin_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_izamin_inline(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 136);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_izamin)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 136, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_izamin(...) cubind_cublas_izamin_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_izamin_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 137);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_izamin_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 137, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_izamin_64(...) cubind_cublas_izamin_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_iamin_ex_inline(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 138);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_iamin_ex)(handle, n, x, xType, incx, result);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 138, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_iamin_ex(...) cubind_cublas_iamin_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_iamin_ex_64_inline(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 139);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_iamin_ex_64)(handle, n, x, xType, incx, result);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 139, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_iamin_ex_64(...) cubind_cublas_iamin_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_asum_ex_inline(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 140);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_asum_ex)(handle, n, x, xType, incx, result, resultType, executiontype);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executiontype);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 140, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_asum_ex(...) cubind_cublas_asum_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_asum_ex_64_inline(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 141);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_asum_ex_64)(handle, n, x, xType, incx, result, resultType, executiontype);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executiontype);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 141, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_asum_ex_64(...) cubind_cublas_asum_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sasum_inline(cublasHandle_t handle, int n, const float *x, int incx, float *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 142);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sasum)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 142, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sasum(...) cubind_cublas_sasum_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sasum_64_inline(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 143);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sasum_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 143, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sasum_64(...) cubind_cublas_sasum_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dasum_inline(cublasHandle_t handle, int n, const double *x, int incx, double *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 144);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dasum)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 144, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dasum(...) cubind_cublas_dasum_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dasum_64_inline(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 145);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dasum_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 145, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dasum_64(...) cubind_cublas_dasum_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_scasum_inline(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 146);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_scasum)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 146, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_scasum(...) cubind_cublas_scasum_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_scasum_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 147);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_scasum_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 147, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_scasum_64(...) cubind_cublas_scasum_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dzasum_inline(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 148);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dzasum)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 148, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dzasum(...) cubind_cublas_dzasum_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dzasum_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 149);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dzasum_64)(handle, n, x, incx, result);
+    cubind_status = cubind_fn(handle, n, x, incx, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 149, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dzasum_64(...) cubind_cublas_dzasum_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_srot_inline(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 150);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_srot)(handle, n, x, incx, y, incy, c, s);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 150, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_srot(...) cubind_cublas_srot_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_srot_64_inline(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 151);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_srot_64)(handle, n, x, incx, y, incy, c, s);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 151, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_srot_64(...) cubind_cublas_srot_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_drot_inline(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 152);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_drot)(handle, n, x, incx, y, incy, c, s);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 152, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_drot(...) cubind_cublas_drot_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_drot_64_inline(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 153);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_drot_64)(handle, n, x, incx, y, incy, c, s);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 153, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_drot_64(...) cubind_cublas_drot_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_crot_inline(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 154);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_crot)(handle, n, x, incx, y, incy, c, s);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 154, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_crot(...) cubind_cublas_crot_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_crot_64_inline(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 155);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_crot_64)(handle, n, x, incx, y, incy, c, s);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 155, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_crot_64(...) cubind_cublas_crot_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csrot_inline(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 156);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csrot)(handle, n, x, incx, y, incy, c, s);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 156, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csrot(...) cubind_cublas_csrot_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csrot_64_inline(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 157);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csrot_64)(handle, n, x, incx, y, incy, c, s);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 157, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csrot_64(...) cubind_cublas_csrot_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zrot_inline(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 158);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zrot)(handle, n, x, incx, y, incy, c, s);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 158, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zrot(...) cubind_cublas_zrot_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zrot_64_inline(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 159);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zrot_64)(handle, n, x, incx, y, incy, c, s);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 159, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zrot_64(...) cubind_cublas_zrot_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zdrot_inline(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 160);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zdrot)(handle, n, x, incx, y, incy, c, s);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 160, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zdrot(...) cubind_cublas_zdrot_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zdrot_64_inline(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 161);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zdrot_64)(handle, n, x, incx, y, incy, c, s);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 161, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zdrot_64(...) cubind_cublas_zdrot_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_rot_ex_inline(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 162);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_rot_ex)(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 162, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_rot_ex(...) cubind_cublas_rot_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_rot_ex_64_inline(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 163);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_rot_ex_64)(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 163, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_rot_ex_64(...) cubind_cublas_rot_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_srotg_inline(cublasHandle_t handle, float *a, float *b, float *c, float *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, float *a, float *b, float *c, float *s) = (cublasStatus_t (*)(cublasHandle_t handle, float *a, float *b, float *c, float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 164);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_srotg)(handle, a, b, c, s);
+    cubind_status = cubind_fn(handle, a, b, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 164, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_srotg(...) cubind_cublas_srotg_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_drotg_inline(cublasHandle_t handle, double *a, double *b, double *c, double *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, double *a, double *b, double *c, double *s) = (cublasStatus_t (*)(cublasHandle_t handle, double *a, double *b, double *c, double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 165);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_drotg)(handle, a, b, c, s);
+    cubind_status = cubind_fn(handle, a, b, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 165, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_drotg(...) cubind_cublas_drotg_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_crotg_inline(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 166);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_crotg)(handle, a, b, c, s);
+    cubind_status = cubind_fn(handle, a, b, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 166, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_crotg(...) cubind_cublas_crotg_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zrotg_inline(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 167);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zrotg)(handle, a, b, c, s);
+    cubind_status = cubind_fn(handle, a, b, c, s);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 167, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zrotg(...) cubind_cublas_zrotg_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_rotg_ex_inline(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 168);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_rotg_ex)(handle, a, b, abType, c, s, csType, executiontype);
+    cubind_status = cubind_fn(handle, a, b, abType, c, s, csType, executiontype);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 168, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_rotg_ex(...) cubind_cublas_rotg_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_srotm_inline(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 169);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_srotm)(handle, n, x, incx, y, incy, param);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 169, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_srotm(...) cubind_cublas_srotm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_srotm_64_inline(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 170);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_srotm_64)(handle, n, x, incx, y, incy, param);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 170, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_srotm_64(...) cubind_cublas_srotm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_drotm_inline(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 171);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_drotm)(handle, n, x, incx, y, incy, param);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 171, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_drotm(...) cubind_cublas_drotm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_drotm_64_inline(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 172);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_drotm_64)(handle, n, x, incx, y, incy, param);
+    cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 172, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_drotm_64(...) cubind_cublas_drotm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_rotm_ex_inline(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 173);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_rotm_ex)(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 173, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_rotm_ex(...) cubind_cublas_rotm_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_rotm_ex_64_inline(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 174);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_rotm_ex_64)(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
+    cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 174, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_rotm_ex_64(...) cubind_cublas_rotm_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_srotmg_inline(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param) = (cublasStatus_t (*)(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 175);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_srotmg)(handle, d1, d2, x1, y1, param);
+    cubind_status = cubind_fn(handle, d1, d2, x1, y1, param);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 175, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_srotmg(...) cubind_cublas_srotmg_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_drotmg_inline(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param) = (cublasStatus_t (*)(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 176);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_drotmg)(handle, d1, d2, x1, y1, param);
+    cubind_status = cubind_fn(handle, d1, d2, x1, y1, param);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 176, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_drotmg(...) cubind_cublas_drotmg_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_rotmg_ex_inline(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 177);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_rotmg_ex)(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
+    cubind_status = cubind_fn(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 177, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_rotmg_ex(...) cubind_cublas_rotmg_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 178);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 178, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemv(...) cubind_cublas_sgemv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 179);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemv_64)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 179, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemv_64(...) cubind_cublas_sgemv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgemv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 180);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 180, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgemv(...) cubind_cublas_dgemv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgemv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 181);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgemv_64)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 181, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgemv_64(...) cubind_cublas_dgemv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 182);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 182, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemv(...) cubind_cublas_cgemv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 183);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemv_64)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 183, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemv_64(...) cubind_cublas_cgemv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgemv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 184);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 184, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgemv(...) cubind_cublas_zgemv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgemv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 185);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgemv_64)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 185, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgemv_64(...) cubind_cublas_zgemv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgbmv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 186);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgbmv)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 186, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgbmv(...) cubind_cublas_sgbmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgbmv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 187);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgbmv_64)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 187, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgbmv_64(...) cubind_cublas_sgbmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgbmv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 188);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgbmv)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 188, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgbmv(...) cubind_cublas_dgbmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgbmv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 189);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgbmv_64)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 189, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgbmv_64(...) cubind_cublas_dgbmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgbmv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 190);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgbmv)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 190, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgbmv(...) cubind_cublas_cgbmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgbmv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 191);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgbmv_64)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 191, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgbmv_64(...) cubind_cublas_cgbmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgbmv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 192);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgbmv)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 192, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgbmv(...) cubind_cublas_zgbmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgbmv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 193);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgbmv_64)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 193, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgbmv_64(...) cubind_cublas_zgbmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_strmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 194);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_strmv)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 194, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_strmv(...) cubind_cublas_strmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_strmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 195);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_strmv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 195, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_strmv_64(...) cubind_cublas_strmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtrmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 196);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtrmv)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 196, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtrmv(...) cubind_cublas_dtrmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtrmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 197);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtrmv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 197, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtrmv_64(...) cubind_cublas_dtrmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctrmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 198);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctrmv)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 198, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctrmv(...) cubind_cublas_ctrmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctrmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 199);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctrmv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 199, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctrmv_64(...) cubind_cublas_ctrmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztrmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 200);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztrmv)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 200, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztrmv(...) cubind_cublas_ztrmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztrmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 201);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztrmv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 201, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztrmv_64(...) cubind_cublas_ztrmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_stbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 202);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_stbmv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 202, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_stbmv(...) cubind_cublas_stbmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_stbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 203);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_stbmv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 203, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_stbmv_64(...) cubind_cublas_stbmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 204);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtbmv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 204, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtbmv(...) cubind_cublas_dtbmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 205);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtbmv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 205, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtbmv_64(...) cubind_cublas_dtbmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 206);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctbmv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 206, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctbmv(...) cubind_cublas_ctbmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 207);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctbmv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 207, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctbmv_64(...) cubind_cublas_ctbmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 208);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztbmv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 208, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztbmv(...) cubind_cublas_ztbmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 209);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztbmv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 209, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztbmv_64(...) cubind_cublas_ztbmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_stpmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 210);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_stpmv)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 210, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_stpmv(...) cubind_cublas_stpmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_stpmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 211);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_stpmv_64)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 211, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_stpmv_64(...) cubind_cublas_stpmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtpmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 212);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtpmv)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 212, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtpmv(...) cubind_cublas_dtpmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtpmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 213);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtpmv_64)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 213, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtpmv_64(...) cubind_cublas_dtpmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctpmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 214);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctpmv)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 214, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctpmv(...) cubind_cublas_ctpmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctpmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 215);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctpmv_64)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 215, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctpmv_64(...) cubind_cublas_ctpmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztpmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 216);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztpmv)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 216, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztpmv(...) cubind_cublas_ztpmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztpmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 217);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztpmv_64)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 217, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztpmv_64(...) cubind_cublas_ztpmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_strsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 218);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_strsv)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 218, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_strsv(...) cubind_cublas_strsv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_strsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 219);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_strsv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 219, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_strsv_64(...) cubind_cublas_strsv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtrsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 220);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtrsv)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 220, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtrsv(...) cubind_cublas_dtrsv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtrsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 221);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtrsv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 221, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtrsv_64(...) cubind_cublas_dtrsv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctrsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 222);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctrsv)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 222, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctrsv(...) cubind_cublas_ctrsv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctrsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 223);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctrsv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 223, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctrsv_64(...) cubind_cublas_ctrsv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztrsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 224);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztrsv)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 224, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztrsv(...) cubind_cublas_ztrsv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztrsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 225);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztrsv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 225, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztrsv_64(...) cubind_cublas_ztrsv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_stpsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 226);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_stpsv)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 226, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_stpsv(...) cubind_cublas_stpsv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_stpsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 227);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_stpsv_64)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 227, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_stpsv_64(...) cubind_cublas_stpsv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtpsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 228);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtpsv)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 228, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtpsv(...) cubind_cublas_dtpsv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtpsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 229);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtpsv_64)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 229, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtpsv_64(...) cubind_cublas_dtpsv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctpsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 230);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctpsv)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 230, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctpsv(...) cubind_cublas_ctpsv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctpsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 231);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctpsv_64)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 231, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctpsv_64(...) cubind_cublas_ctpsv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztpsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 232);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztpsv)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 232, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztpsv(...) cubind_cublas_ztpsv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztpsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 233);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztpsv_64)(handle, uplo, trans, diag, n, AP, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 233, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztpsv_64(...) cubind_cublas_ztpsv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_stbsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 234);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_stbsv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 234, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_stbsv(...) cubind_cublas_stbsv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_stbsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 235);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_stbsv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 235, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_stbsv_64(...) cubind_cublas_stbsv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtbsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 236);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtbsv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 236, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtbsv(...) cubind_cublas_dtbsv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtbsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 237);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtbsv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 237, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtbsv_64(...) cubind_cublas_dtbsv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctbsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 238);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctbsv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 238, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctbsv(...) cubind_cublas_ctbsv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctbsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 239);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctbsv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 239, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctbsv_64(...) cubind_cublas_ctbsv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztbsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 240);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztbsv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 240, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztbsv(...) cubind_cublas_ztbsv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztbsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 241);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztbsv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 241, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztbsv_64(...) cubind_cublas_ztbsv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssymv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 242);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssymv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 242, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssymv(...) cubind_cublas_ssymv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssymv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 243);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssymv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 243, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssymv_64(...) cubind_cublas_ssymv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsymv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 244);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsymv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 244, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsymv(...) cubind_cublas_dsymv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsymv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 245);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsymv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 245, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsymv_64(...) cubind_cublas_dsymv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csymv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 246);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csymv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 246, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csymv(...) cubind_cublas_csymv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csymv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 247);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csymv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 247, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csymv_64(...) cubind_cublas_csymv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zsymv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 248);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zsymv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 248, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zsymv(...) cubind_cublas_zsymv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zsymv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 249);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zsymv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 249, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zsymv_64(...) cubind_cublas_zsymv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_chemv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 250);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_chemv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 250, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_chemv(...) cubind_cublas_chemv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_chemv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 251);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_chemv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 251, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_chemv_64(...) cubind_cublas_chemv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zhemv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 252);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zhemv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 252, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zhemv(...) cubind_cublas_zhemv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zhemv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 253);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zhemv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 253, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zhemv_64(...) cubind_cublas_zhemv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 254);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssbmv)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 254, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssbmv(...) cubind_cublas_ssbmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 255);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssbmv_64)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 255, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssbmv_64(...) cubind_cublas_ssbmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 256);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsbmv)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 256, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsbmv(...) cubind_cublas_dsbmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 257);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsbmv_64)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 257, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsbmv_64(...) cubind_cublas_dsbmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_chbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 258);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_chbmv)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 258, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_chbmv(...) cubind_cublas_chbmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_chbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 259);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_chbmv_64)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 259, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_chbmv_64(...) cubind_cublas_chbmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zhbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 260);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zhbmv)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 260, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zhbmv(...) cubind_cublas_zhbmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zhbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 261);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zhbmv_64)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 261, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zhbmv_64(...) cubind_cublas_zhbmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sspmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 262);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sspmv)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 262, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sspmv(...) cubind_cublas_sspmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sspmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 263);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sspmv_64)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 263, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sspmv_64(...) cubind_cublas_sspmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dspmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 264);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dspmv)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 264, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dspmv(...) cubind_cublas_dspmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dspmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 265);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dspmv_64)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 265, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dspmv_64(...) cubind_cublas_dspmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_chpmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 266);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_chpmv)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 266, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_chpmv(...) cubind_cublas_chpmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_chpmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 267);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_chpmv_64)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 267, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_chpmv_64(...) cubind_cublas_chpmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zhpmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 268);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zhpmv)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 268, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zhpmv(...) cubind_cublas_zhpmv_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zhpmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 269);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zhpmv_64)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 269, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zhpmv_64(...) cubind_cublas_zhpmv_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sger_inline(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 270);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sger)(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 270, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sger(...) cubind_cublas_sger_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sger_64_inline(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 271);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sger_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 271, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sger_64(...) cubind_cublas_sger_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dger_inline(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 272);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dger)(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 272, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dger(...) cubind_cublas_dger_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dger_64_inline(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 273);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dger_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 273, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dger_64(...) cubind_cublas_dger_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgeru_inline(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 274);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgeru)(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 274, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgeru(...) cubind_cublas_cgeru_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgeru_64_inline(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 275);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgeru_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 275, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgeru_64(...) cubind_cublas_cgeru_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgerc_inline(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 276);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgerc)(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 276, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgerc(...) cubind_cublas_cgerc_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgerc_64_inline(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 277);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgerc_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 277, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgerc_64(...) cubind_cublas_cgerc_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgeru_inline(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 278);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgeru)(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 278, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgeru(...) cubind_cublas_zgeru_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgeru_64_inline(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 279);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgeru_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 279, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgeru_64(...) cubind_cublas_zgeru_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgerc_inline(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 280);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgerc)(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 280, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgerc(...) cubind_cublas_zgerc_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgerc_64_inline(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 281);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgerc_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 281, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgerc_64(...) cubind_cublas_zgerc_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssyr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 282);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssyr)(handle, uplo, n, alpha, x, incx, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 282, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssyr(...) cubind_cublas_ssyr_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssyr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 283);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssyr_64)(handle, uplo, n, alpha, x, incx, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 283, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssyr_64(...) cubind_cublas_ssyr_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsyr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 284);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsyr)(handle, uplo, n, alpha, x, incx, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 284, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsyr(...) cubind_cublas_dsyr_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsyr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 285);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsyr_64)(handle, uplo, n, alpha, x, incx, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 285, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsyr_64(...) cubind_cublas_dsyr_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csyr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 286);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csyr)(handle, uplo, n, alpha, x, incx, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 286, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csyr(...) cubind_cublas_csyr_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csyr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 287);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csyr_64)(handle, uplo, n, alpha, x, incx, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 287, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csyr_64(...) cubind_cublas_csyr_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zsyr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 288);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zsyr)(handle, uplo, n, alpha, x, incx, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 288, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zsyr(...) cubind_cublas_zsyr_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zsyr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 289);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zsyr_64)(handle, uplo, n, alpha, x, incx, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 289, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zsyr_64(...) cubind_cublas_zsyr_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cher_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 290);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cher)(handle, uplo, n, alpha, x, incx, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 290, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cher(...) cubind_cublas_cher_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cher_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 291);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cher_64)(handle, uplo, n, alpha, x, incx, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 291, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cher_64(...) cubind_cublas_cher_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zher_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 292);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zher)(handle, uplo, n, alpha, x, incx, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 292, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zher(...) cubind_cublas_zher_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zher_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 293);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zher_64)(handle, uplo, n, alpha, x, incx, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 293, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zher_64(...) cubind_cublas_zher_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sspr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 294);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sspr)(handle, uplo, n, alpha, x, incx, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 294, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sspr(...) cubind_cublas_sspr_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sspr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 295);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sspr_64)(handle, uplo, n, alpha, x, incx, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 295, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sspr_64(...) cubind_cublas_sspr_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dspr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 296);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dspr)(handle, uplo, n, alpha, x, incx, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 296, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dspr(...) cubind_cublas_dspr_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dspr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 297);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dspr_64)(handle, uplo, n, alpha, x, incx, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 297, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dspr_64(...) cubind_cublas_dspr_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_chpr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 298);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_chpr)(handle, uplo, n, alpha, x, incx, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 298, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_chpr(...) cubind_cublas_chpr_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_chpr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 299);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_chpr_64)(handle, uplo, n, alpha, x, incx, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 299, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_chpr_64(...) cubind_cublas_chpr_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zhpr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 300);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zhpr)(handle, uplo, n, alpha, x, incx, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 300, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zhpr(...) cubind_cublas_zhpr_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zhpr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 301);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zhpr_64)(handle, uplo, n, alpha, x, incx, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 301, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zhpr_64(...) cubind_cublas_zhpr_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssyr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 302);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssyr2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 302, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssyr2(...) cubind_cublas_ssyr2_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssyr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 303);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssyr2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 303, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssyr2_64(...) cubind_cublas_ssyr2_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsyr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 304);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsyr2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 304, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsyr2(...) cubind_cublas_dsyr2_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsyr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 305);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsyr2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 305, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsyr2_64(...) cubind_cublas_dsyr2_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csyr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 306);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csyr2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 306, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csyr2(...) cubind_cublas_csyr2_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csyr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 307);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csyr2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 307, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csyr2_64(...) cubind_cublas_csyr2_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zsyr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 308);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zsyr2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 308, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zsyr2(...) cubind_cublas_zsyr2_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zsyr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 309);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zsyr2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 309, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zsyr2_64(...) cubind_cublas_zsyr2_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cher2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 310);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cher2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 310, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cher2(...) cubind_cublas_cher2_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cher2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 311);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cher2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 311, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cher2_64(...) cubind_cublas_cher2_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zher2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 312);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zher2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 312, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zher2(...) cubind_cublas_zher2_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zher2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 313);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zher2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 313, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zher2_64(...) cubind_cublas_zher2_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sspr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 314);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sspr2)(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 314, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sspr2(...) cubind_cublas_sspr2_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sspr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 315);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sspr2_64)(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 315, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sspr2_64(...) cubind_cublas_sspr2_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dspr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 316);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dspr2)(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 316, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dspr2(...) cubind_cublas_dspr2_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dspr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 317);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dspr2_64)(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 317, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dspr2_64(...) cubind_cublas_dspr2_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_chpr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 318);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_chpr2)(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 318, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_chpr2(...) cubind_cublas_chpr2_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_chpr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 319);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_chpr2_64)(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 319, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_chpr2_64(...) cubind_cublas_chpr2_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zhpr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 320);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zhpr2)(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 320, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zhpr2(...) cubind_cublas_zhpr2_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zhpr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 321);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zhpr2_64)(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 321, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zhpr2_64(...) cubind_cublas_zhpr2_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const Aarray[], int lda, const float *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const Aarray[], int lda, const float *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const Aarray[], int lda, const float *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 322);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 322, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemv_batched(...) cubind_cublas_sgemv_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const Aarray[], int64_t lda, const float *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const Aarray[], int64_t lda, const float *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const Aarray[], int64_t lda, const float *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 323);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 323, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemv_batched_64(...) cubind_cublas_sgemv_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const Aarray[], int lda, const double *const xarray[], int incx, const double *beta, double *const yarray[], int incy, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const Aarray[], int lda, const double *const xarray[], int incx, const double *beta, double *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const Aarray[], int lda, const double *const xarray[], int incx, const double *beta, double *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 324);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 324, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgemv_batched(...) cubind_cublas_dgemv_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const Aarray[], int64_t lda, const double *const xarray[], int64_t incx, const double *beta, double *const yarray[], int64_t incy, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const Aarray[], int64_t lda, const double *const xarray[], int64_t incx, const double *beta, double *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const Aarray[], int64_t lda, const double *const xarray[], int64_t incx, const double *beta, double *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 325);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 325, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgemv_batched_64(...) cubind_cublas_dgemv_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const xarray[], int incx, const cuComplex *beta, cuComplex *const yarray[], int incy, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const xarray[], int incx, const cuComplex *beta, cuComplex *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const xarray[], int incx, const cuComplex *beta, cuComplex *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 326);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 326, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemv_batched(...) cubind_cublas_cgemv_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const xarray[], int64_t incx, const cuComplex *beta, cuComplex *const yarray[], int64_t incy, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const xarray[], int64_t incx, const cuComplex *beta, cuComplex *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const xarray[], int64_t incx, const cuComplex *beta, cuComplex *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 327);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 327, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemv_batched_64(...) cubind_cublas_cgemv_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const xarray[], int incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int incy, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const xarray[], int incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const xarray[], int incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 328);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 328, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgemv_batched(...) cubind_cublas_zgemv_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const xarray[], int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int64_t incy, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const xarray[], int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const xarray[], int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 329);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 329, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgemv_batched_64(...) cubind_cublas_zgemv_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 330);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 330, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemv_strided_batched(...) cubind_cublas_sgemv_strided_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 331);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 331, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemv_strided_batched_64(...) cubind_cublas_sgemv_strided_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 332);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 332, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgemv_strided_batched(...) cubind_cublas_dgemv_strided_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 333);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 333, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgemv_strided_batched_64(...) cubind_cublas_dgemv_strided_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 334);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 334, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemv_strided_batched(...) cubind_cublas_cgemv_strided_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 335);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 335, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemv_strided_batched_64(...) cubind_cublas_cgemv_strided_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 336);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 336, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgemv_strided_batched(...) cubind_cublas_zgemv_strided_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 337);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 337, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgemv_strided_batched_64(...) cubind_cublas_zgemv_strided_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemm_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 338);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 338, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemm(...) cubind_cublas_sgemm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemm_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 339);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 339, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemm_64(...) cubind_cublas_sgemm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgemm_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 340);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 340, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgemm(...) cubind_cublas_dgemm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgemm_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 341);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 341, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgemm_64(...) cubind_cublas_dgemm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 342);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 342, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm(...) cubind_cublas_cgemm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 343);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 343, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm_64(...) cubind_cublas_cgemm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm3m_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 344);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm3m)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 344, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm3m(...) cubind_cublas_cgemm3m_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm3m_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 345);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm3m_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 345, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm3m_64(...) cubind_cublas_cgemm3m_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm3m_ex_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 346);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm3m_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 346, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm3m_ex(...) cubind_cublas_cgemm3m_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm3m_ex_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 347);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm3m_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 347, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm3m_ex_64(...) cubind_cublas_cgemm3m_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgemm_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 348);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 348, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgemm(...) cubind_cublas_zgemm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgemm_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 349);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 349, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgemm_64(...) cubind_cublas_zgemm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgemm3m_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 350);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgemm3m)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 350, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgemm3m(...) cubind_cublas_zgemm3m_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgemm3m_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 351);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgemm3m_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 351, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgemm3m_64(...) cubind_cublas_zgemm3m_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemm_ex_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 352);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemm_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 352, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemm_ex(...) cubind_cublas_sgemm_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemm_ex_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 353);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemm_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 353, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemm_ex_64(...) cubind_cublas_sgemm_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_gemm_ex_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 354);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_gemm_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 354, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_gemm_ex(...) cubind_cublas_gemm_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_gemm_ex_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 355);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_gemm_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 355, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_gemm_ex_64(...) cubind_cublas_gemm_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm_ex_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 356);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 356, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm_ex(...) cubind_cublas_cgemm_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm_ex_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 357);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 357, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm_ex_64(...) cubind_cublas_cgemm_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssyrk_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 358);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 358, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssyrk(...) cubind_cublas_ssyrk_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssyrk_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 359);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssyrk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 359, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssyrk_64(...) cubind_cublas_ssyrk_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsyrk_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 360);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 360, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsyrk(...) cubind_cublas_dsyrk_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsyrk_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 361);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsyrk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 361, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsyrk_64(...) cubind_cublas_dsyrk_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csyrk_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 362);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 362, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csyrk(...) cubind_cublas_csyrk_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csyrk_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 363);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csyrk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 363, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csyrk_64(...) cubind_cublas_csyrk_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zsyrk_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 364);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zsyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 364, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zsyrk(...) cubind_cublas_zsyrk_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zsyrk_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 365);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zsyrk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 365, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zsyrk_64(...) cubind_cublas_zsyrk_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csyrk_ex_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 366);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csyrk_ex)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 366, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csyrk_ex(...) cubind_cublas_csyrk_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csyrk_ex_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 367);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csyrk_ex_64)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 367, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csyrk_ex_64(...) cubind_cublas_csyrk_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csyrk3m_ex_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 368);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csyrk3m_ex)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 368, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csyrk3m_ex(...) cubind_cublas_csyrk3m_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csyrk3m_ex_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 369);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csyrk3m_ex_64)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 369, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csyrk3m_ex_64(...) cubind_cublas_csyrk3m_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cherk_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 370);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cherk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 370, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cherk(...) cubind_cublas_cherk_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cherk_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 371);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cherk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 371, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cherk_64(...) cubind_cublas_cherk_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zherk_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 372);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zherk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 372, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zherk(...) cubind_cublas_zherk_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zherk_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 373);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zherk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 373, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zherk_64(...) cubind_cublas_zherk_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cherk_ex_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 374);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cherk_ex)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 374, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cherk_ex(...) cubind_cublas_cherk_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cherk_ex_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 375);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cherk_ex_64)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 375, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cherk_ex_64(...) cubind_cublas_cherk_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cherk3m_ex_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 376);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cherk3m_ex)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 376, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cherk3m_ex(...) cubind_cublas_cherk3m_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cherk3m_ex_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 377);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cherk3m_ex_64)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 377, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cherk3m_ex_64(...) cubind_cublas_cherk3m_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssyr2k_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 378);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 378, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssyr2k(...) cubind_cublas_ssyr2k_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssyr2k_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 379);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssyr2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 379, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssyr2k_64(...) cubind_cublas_ssyr2k_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsyr2k_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 380);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 380, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsyr2k(...) cubind_cublas_dsyr2k_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsyr2k_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 381);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsyr2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 381, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsyr2k_64(...) cubind_cublas_dsyr2k_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csyr2k_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 382);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 382, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csyr2k(...) cubind_cublas_csyr2k_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csyr2k_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 383);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csyr2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 383, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csyr2k_64(...) cubind_cublas_csyr2k_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zsyr2k_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 384);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zsyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 384, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zsyr2k(...) cubind_cublas_zsyr2k_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zsyr2k_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 385);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zsyr2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 385, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zsyr2k_64(...) cubind_cublas_zsyr2k_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cher2k_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 386);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cher2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 386, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cher2k(...) cubind_cublas_cher2k_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cher2k_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 387);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cher2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 387, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cher2k_64(...) cubind_cublas_cher2k_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zher2k_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 388);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zher2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 388, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zher2k(...) cubind_cublas_zher2k_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zher2k_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 389);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zher2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 389, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zher2k_64(...) cubind_cublas_zher2k_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssyrkx_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 390);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 390, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssyrkx(...) cubind_cublas_ssyrkx_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssyrkx_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 391);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssyrkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 391, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssyrkx_64(...) cubind_cublas_ssyrkx_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsyrkx_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 392);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 392, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsyrkx(...) cubind_cublas_dsyrkx_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsyrkx_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 393);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsyrkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 393, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsyrkx_64(...) cubind_cublas_dsyrkx_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csyrkx_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 394);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 394, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csyrkx(...) cubind_cublas_csyrkx_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csyrkx_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 395);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csyrkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 395, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csyrkx_64(...) cubind_cublas_csyrkx_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zsyrkx_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 396);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zsyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 396, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zsyrkx(...) cubind_cublas_zsyrkx_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zsyrkx_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 397);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zsyrkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 397, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zsyrkx_64(...) cubind_cublas_zsyrkx_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cherkx_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 398);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cherkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 398, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cherkx(...) cubind_cublas_cherkx_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cherkx_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 399);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cherkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 399, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cherkx_64(...) cubind_cublas_cherkx_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zherkx_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 400);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zherkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 400, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zherkx(...) cubind_cublas_zherkx_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zherkx_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 401);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zherkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 401, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zherkx_64(...) cubind_cublas_zherkx_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssymm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 402);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 402, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssymm(...) cubind_cublas_ssymm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ssymm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 403);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ssymm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 403, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ssymm_64(...) cubind_cublas_ssymm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsymm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 404);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 404, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsymm(...) cubind_cublas_dsymm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dsymm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 405);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dsymm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 405, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dsymm_64(...) cubind_cublas_dsymm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csymm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 406);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 406, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csymm(...) cubind_cublas_csymm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_csymm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 407);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_csymm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 407, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_csymm_64(...) cubind_cublas_csymm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zsymm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 408);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zsymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 408, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zsymm(...) cubind_cublas_zsymm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zsymm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 409);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zsymm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 409, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zsymm_64(...) cubind_cublas_zsymm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_chemm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 410);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_chemm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 410, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_chemm(...) cubind_cublas_chemm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_chemm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 411);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_chemm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 411, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_chemm_64(...) cubind_cublas_chemm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zhemm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 412);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zhemm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 412, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zhemm(...) cubind_cublas_zhemm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zhemm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 413);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zhemm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 413, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zhemm_64(...) cubind_cublas_zhemm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_strsm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 414);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_strsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 414, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_strsm(...) cubind_cublas_strsm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_strsm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 415);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_strsm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 415, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_strsm_64(...) cubind_cublas_strsm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtrsm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 416);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtrsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 416, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtrsm(...) cubind_cublas_dtrsm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtrsm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 417);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtrsm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 417, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtrsm_64(...) cubind_cublas_dtrsm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctrsm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 418);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctrsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 418, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctrsm(...) cubind_cublas_ctrsm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctrsm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 419);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctrsm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 419, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctrsm_64(...) cubind_cublas_ctrsm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztrsm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 420);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztrsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 420, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztrsm(...) cubind_cublas_ztrsm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztrsm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 421);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztrsm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 421, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztrsm_64(...) cubind_cublas_ztrsm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_strmm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 422);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_strmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 422, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_strmm(...) cubind_cublas_strmm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_strmm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 423);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_strmm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 423, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_strmm_64(...) cubind_cublas_strmm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtrmm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 424);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtrmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 424, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtrmm(...) cubind_cublas_dtrmm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtrmm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 425);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtrmm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 425, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtrmm_64(...) cubind_cublas_dtrmm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctrmm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 426);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctrmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 426, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctrmm(...) cubind_cublas_ctrmm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctrmm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 427);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctrmm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 427, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctrmm_64(...) cubind_cublas_ctrmm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztrmm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 428);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztrmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 428, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztrmm(...) cubind_cublas_ztrmm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztrmm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 429);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztrmm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 429, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztrmm_64(...) cubind_cublas_ztrmm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemm_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const Aarray[], int lda, const float *const Barray[], int ldb, const float *beta, float *const Carray[], int ldc, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const Aarray[], int lda, const float *const Barray[], int ldb, const float *beta, float *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const Aarray[], int lda, const float *const Barray[], int ldb, const float *beta, float *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 430);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 430, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemm_batched(...) cubind_cublas_sgemm_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemm_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const Aarray[], int64_t lda, const float *const Barray[], int64_t ldb, const float *beta, float *const Carray[], int64_t ldc, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const Aarray[], int64_t lda, const float *const Barray[], int64_t ldb, const float *beta, float *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const Aarray[], int64_t lda, const float *const Barray[], int64_t ldb, const float *beta, float *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 431);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 431, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemm_batched_64(...) cubind_cublas_sgemm_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgemm_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const Aarray[], int lda, const double *const Barray[], int ldb, const double *beta, double *const Carray[], int ldc, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const Aarray[], int lda, const double *const Barray[], int ldb, const double *beta, double *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const Aarray[], int lda, const double *const Barray[], int ldb, const double *beta, double *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 432);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 432, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgemm_batched(...) cubind_cublas_dgemm_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgemm_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const Aarray[], int64_t lda, const double *const Barray[], int64_t ldb, const double *beta, double *const Carray[], int64_t ldc, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const Aarray[], int64_t lda, const double *const Barray[], int64_t ldb, const double *beta, double *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const Aarray[], int64_t lda, const double *const Barray[], int64_t ldb, const double *beta, double *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 433);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 433, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgemm_batched_64(...) cubind_cublas_dgemm_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 434);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 434, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm_batched(...) cubind_cublas_cgemm_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 435);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 435, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm_batched_64(...) cubind_cublas_cgemm_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm3m_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 436);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm3m_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 436, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm3m_batched(...) cubind_cublas_cgemm3m_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm3m_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 437);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm3m_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 437, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm3m_batched_64(...) cubind_cublas_cgemm3m_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgemm_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const Barray[], int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int ldc, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const Barray[], int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const Barray[], int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 438);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 438, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgemm_batched(...) cubind_cublas_zgemm_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgemm_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const Barray[], int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int64_t ldc, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const Barray[], int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const Barray[], int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 439);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 439, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgemm_batched_64(...) cubind_cublas_zgemm_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemm_strided_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 440);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 440, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemm_strided_batched(...) cubind_cublas_sgemm_strided_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemm_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 441);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 441, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemm_strided_batched_64(...) cubind_cublas_sgemm_strided_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgemm_strided_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 442);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 442, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgemm_strided_batched(...) cubind_cublas_dgemm_strided_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgemm_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 443);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 443, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgemm_strided_batched_64(...) cubind_cublas_dgemm_strided_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm_strided_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 444);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 444, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm_strided_batched(...) cubind_cublas_cgemm_strided_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 445);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 445, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm_strided_batched_64(...) cubind_cublas_cgemm_strided_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm3m_strided_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 446);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm3m_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 446, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm3m_strided_batched(...) cubind_cublas_cgemm3m_strided_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgemm3m_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 447);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgemm3m_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 447, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgemm3m_strided_batched_64(...) cubind_cublas_cgemm3m_strided_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgemm_strided_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 448);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 448, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgemm_strided_batched(...) cubind_cublas_zgemm_strided_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgemm_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 449);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 449, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgemm_strided_batched_64(...) cubind_cublas_zgemm_strided_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_gemm_batched_ex_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 450);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_gemm_batched_ex)(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 450, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_gemm_batched_ex(...) cubind_cublas_gemm_batched_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_gemm_batched_ex_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int64_t lda, const void *const Barray[], cudaDataType Btype, int64_t ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int64_t lda, const void *const Barray[], cudaDataType Btype, int64_t ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int64_t lda, const void *const Barray[], cudaDataType Btype, int64_t ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 451);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_gemm_batched_ex_64)(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 451, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_gemm_batched_ex_64(...) cubind_cublas_gemm_batched_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_gemm_strided_batched_ex_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 452);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_gemm_strided_batched_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 452, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_gemm_strided_batched_ex(...) cubind_cublas_gemm_strided_batched_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_gemm_strided_batched_ex_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 453);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_gemm_strided_batched_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 453, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_gemm_strided_batched_ex_64(...) cubind_cublas_gemm_strided_batched_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemm_grouped_batched_inline(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[])
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 454);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemm_grouped_batched)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+    cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 454, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemm_grouped_batched(...) cubind_cublas_sgemm_grouped_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgemm_grouped_batched_64_inline(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[])
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 455);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgemm_grouped_batched_64)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+    cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 455, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgemm_grouped_batched_64(...) cubind_cublas_sgemm_grouped_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgemm_grouped_batched_inline(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[])
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 456);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgemm_grouped_batched)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+    cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 456, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgemm_grouped_batched(...) cubind_cublas_dgemm_grouped_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgemm_grouped_batched_64_inline(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[])
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 457);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgemm_grouped_batched_64)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+    cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 457, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgemm_grouped_batched_64(...) cubind_cublas_dgemm_grouped_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_gemm_grouped_batched_ex_inline(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 458);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_gemm_grouped_batched_ex)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
+    cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 458, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_gemm_grouped_batched_ex(...) cubind_cublas_gemm_grouped_batched_ex_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_gemm_grouped_batched_ex_64_inline(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 459);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_gemm_grouped_batched_ex_64)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
+    cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 459, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_gemm_grouped_batched_ex_64(...) cubind_cublas_gemm_grouped_batched_ex_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgeam_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 460);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgeam)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 460, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgeam(...) cubind_cublas_sgeam_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgeam_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 461);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgeam_64)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 461, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgeam_64(...) cubind_cublas_sgeam_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgeam_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 462);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgeam)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 462, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgeam(...) cubind_cublas_dgeam_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgeam_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 463);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgeam_64)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 463, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgeam_64(...) cubind_cublas_dgeam_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgeam_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 464);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgeam)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 464, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgeam(...) cubind_cublas_cgeam_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgeam_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 465);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgeam_64)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 465, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgeam_64(...) cubind_cublas_cgeam_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgeam_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 466);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgeam)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 466, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgeam(...) cubind_cublas_zgeam_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgeam_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 467);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgeam_64)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 467, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgeam_64(...) cubind_cublas_zgeam_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_strsm_batched_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const A[], int lda, float *const B[], int ldb, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const A[], int lda, float *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const A[], int lda, float *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 468);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_strsm_batched)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 468, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_strsm_batched(...) cubind_cublas_strsm_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_strsm_batched_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const A[], int64_t lda, float *const B[], int64_t ldb, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const A[], int64_t lda, float *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const A[], int64_t lda, float *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 469);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_strsm_batched_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 469, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_strsm_batched_64(...) cubind_cublas_strsm_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtrsm_batched_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const A[], int lda, double *const B[], int ldb, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const A[], int lda, double *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const A[], int lda, double *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 470);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtrsm_batched)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 470, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtrsm_batched(...) cubind_cublas_dtrsm_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtrsm_batched_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const A[], int64_t lda, double *const B[], int64_t ldb, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const A[], int64_t lda, double *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const A[], int64_t lda, double *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 471);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtrsm_batched_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 471, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtrsm_batched_64(...) cubind_cublas_dtrsm_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctrsm_batched_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const A[], int lda, cuComplex *const B[], int ldb, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const A[], int lda, cuComplex *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const A[], int lda, cuComplex *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 472);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctrsm_batched)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 472, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctrsm_batched(...) cubind_cublas_ctrsm_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctrsm_batched_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const A[], int64_t lda, cuComplex *const B[], int64_t ldb, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const A[], int64_t lda, cuComplex *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const A[], int64_t lda, cuComplex *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 473);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctrsm_batched_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 473, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctrsm_batched_64(...) cubind_cublas_ctrsm_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztrsm_batched_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const B[], int ldb, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 474);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztrsm_batched)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 474, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztrsm_batched(...) cubind_cublas_ztrsm_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztrsm_batched_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int64_t lda, cuDoubleComplex *const B[], int64_t ldb, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int64_t lda, cuDoubleComplex *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int64_t lda, cuDoubleComplex *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 475);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztrsm_batched_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 475, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztrsm_batched_64(...) cubind_cublas_ztrsm_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sdgmm_inline(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 476);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sdgmm)(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 476, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sdgmm(...) cubind_cublas_sdgmm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sdgmm_64_inline(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 477);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sdgmm_64)(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 477, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sdgmm_64(...) cubind_cublas_sdgmm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ddgmm_inline(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 478);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ddgmm)(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 478, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ddgmm(...) cubind_cublas_ddgmm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ddgmm_64_inline(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 479);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ddgmm_64)(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 479, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ddgmm_64(...) cubind_cublas_ddgmm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cdgmm_inline(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 480);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cdgmm)(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 480, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cdgmm(...) cubind_cublas_cdgmm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cdgmm_64_inline(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 481);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cdgmm_64)(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 481, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cdgmm_64(...) cubind_cublas_cdgmm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zdgmm_inline(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 482);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zdgmm)(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 482, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zdgmm(...) cubind_cublas_zdgmm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zdgmm_64_inline(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 483);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zdgmm_64)(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 483, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zdgmm_64(...) cubind_cublas_zdgmm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_smatinv_batched_inline(cublasHandle_t handle, int n, const float *const A[], int lda, float *const Ainv[], int lda_inv, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *const A[], int lda, float *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *const A[], int lda, float *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 484);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_smatinv_batched)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+    cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 484, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_smatinv_batched(...) cubind_cublas_smatinv_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dmatinv_batched_inline(cublasHandle_t handle, int n, const double *const A[], int lda, double *const Ainv[], int lda_inv, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *const A[], int lda, double *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *const A[], int lda, double *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 485);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dmatinv_batched)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+    cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 485, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dmatinv_batched(...) cubind_cublas_dmatinv_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cmatinv_batched_inline(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, cuComplex *const Ainv[], int lda_inv, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, cuComplex *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, cuComplex *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 486);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cmatinv_batched)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+    cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 486, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cmatinv_batched(...) cubind_cublas_cmatinv_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zmatinv_batched_inline(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const Ainv[], int lda_inv, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 487);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zmatinv_batched)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+    cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 487, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zmatinv_batched(...) cubind_cublas_zmatinv_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgeqrf_batched_inline(cublasHandle_t handle, int m, int n, float *const Aarray[], int lda, float *const TauArray[], int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, float *const Aarray[], int lda, float *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, float *const Aarray[], int lda, float *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 488);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgeqrf_batched)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+    cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 488, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgeqrf_batched(...) cubind_cublas_sgeqrf_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgeqrf_batched_inline(cublasHandle_t handle, int m, int n, double *const Aarray[], int lda, double *const TauArray[], int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, double *const Aarray[], int lda, double *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, double *const Aarray[], int lda, double *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 489);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgeqrf_batched)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+    cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 489, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgeqrf_batched(...) cubind_cublas_dgeqrf_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgeqrf_batched_inline(cublasHandle_t handle, int m, int n, cuComplex *const Aarray[], int lda, cuComplex *const TauArray[], int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, cuComplex *const Aarray[], int lda, cuComplex *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, cuComplex *const Aarray[], int lda, cuComplex *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 490);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgeqrf_batched)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+    cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 490, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgeqrf_batched(...) cubind_cublas_cgeqrf_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgeqrf_batched_inline(cublasHandle_t handle, int m, int n, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const TauArray[], int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 491);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgeqrf_batched)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+    cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 491, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgeqrf_batched(...) cubind_cublas_zgeqrf_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgels_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const Aarray[], int lda, float *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const Aarray[], int lda, float *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const Aarray[], int lda, float *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 492);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgels_batched)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+    cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 492, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgels_batched(...) cubind_cublas_sgels_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgels_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const Aarray[], int lda, double *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const Aarray[], int lda, double *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const Aarray[], int lda, double *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 493);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgels_batched)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+    cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 493, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgels_batched(...) cubind_cublas_dgels_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgels_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const Aarray[], int lda, cuComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const Aarray[], int lda, cuComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const Aarray[], int lda, cuComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 494);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgels_batched)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+    cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 494, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgels_batched(...) cubind_cublas_cgels_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgels_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 495);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgels_batched)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+    cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 495, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgels_batched(...) cubind_cublas_zgels_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_stpttr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 496);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_stpttr)(handle, uplo, n, AP, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 496, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_stpttr(...) cubind_cublas_stpttr_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtpttr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 497);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtpttr)(handle, uplo, n, AP, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 497, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtpttr(...) cubind_cublas_dtpttr_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctpttr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 498);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctpttr)(handle, uplo, n, AP, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 498, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctpttr(...) cubind_cublas_ctpttr_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztpttr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 499);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztpttr)(handle, uplo, n, AP, A, lda);
+    cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 499, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztpttr(...) cubind_cublas_ztpttr_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_strttp_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 500);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_strttp)(handle, uplo, n, A, lda, AP);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 500, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_strttp(...) cubind_cublas_strttp_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dtrttp_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 501);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dtrttp)(handle, uplo, n, A, lda, AP);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 501, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dtrttp(...) cubind_cublas_dtrttp_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ctrttp_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 502);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ctrttp)(handle, uplo, n, A, lda, AP);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 502, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ctrttp(...) cubind_cublas_ctrttp_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_ztrttp_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 503);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_ztrttp)(handle, uplo, n, A, lda, AP);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 503, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_ztrttp(...) cubind_cublas_ztrttp_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgetrf_batched_inline(cublasHandle_t handle, int n, float *const A[], int lda, int *P, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 504);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgetrf_batched)(handle, n, A, lda, P, info, batchSize);
+    cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 504, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgetrf_batched(...) cubind_cublas_sgetrf_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgetrf_batched_inline(cublasHandle_t handle, int n, double *const A[], int lda, int *P, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 505);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgetrf_batched)(handle, n, A, lda, P, info, batchSize);
+    cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 505, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgetrf_batched(...) cubind_cublas_dgetrf_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgetrf_batched_inline(cublasHandle_t handle, int n, cuComplex *const A[], int lda, int *P, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 506);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgetrf_batched)(handle, n, A, lda, P, info, batchSize);
+    cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 506, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgetrf_batched(...) cubind_cublas_cgetrf_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgetrf_batched_inline(cublasHandle_t handle, int n, cuDoubleComplex *const A[], int lda, int *P, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 507);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgetrf_batched)(handle, n, A, lda, P, info, batchSize);
+    cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 507, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgetrf_batched(...) cubind_cublas_zgetrf_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgetri_batched_inline(cublasHandle_t handle, int n, const float *const A[], int lda, const int *P, float *const C[], int ldc, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *const A[], int lda, const int *P, float *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *const A[], int lda, const int *P, float *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 508);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgetri_batched)(handle, n, A, lda, P, C, ldc, info, batchSize);
+    cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 508, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgetri_batched(...) cubind_cublas_sgetri_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgetri_batched_inline(cublasHandle_t handle, int n, const double *const A[], int lda, const int *P, double *const C[], int ldc, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *const A[], int lda, const int *P, double *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *const A[], int lda, const int *P, double *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 509);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgetri_batched)(handle, n, A, lda, P, C, ldc, info, batchSize);
+    cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 509, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgetri_batched(...) cubind_cublas_dgetri_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgetri_batched_inline(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, const int *P, cuComplex *const C[], int ldc, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, const int *P, cuComplex *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, const int *P, cuComplex *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 510);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgetri_batched)(handle, n, A, lda, P, C, ldc, info, batchSize);
+    cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 510, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgetri_batched(...) cubind_cublas_cgetri_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgetri_batched_inline(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, const int *P, cuDoubleComplex *const C[], int ldc, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, const int *P, cuDoubleComplex *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, const int *P, cuDoubleComplex *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 511);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgetri_batched)(handle, n, A, lda, P, C, ldc, info, batchSize);
+    cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 511, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgetri_batched(...) cubind_cublas_zgetri_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_sgetrs_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const Aarray[], int lda, const int *devIpiv, float *const Barray[], int ldb, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const Aarray[], int lda, const int *devIpiv, float *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const Aarray[], int lda, const int *devIpiv, float *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 512);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_sgetrs_batched)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+    cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 512, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_sgetrs_batched(...) cubind_cublas_sgetrs_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_dgetrs_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const Aarray[], int lda, const int *devIpiv, double *const Barray[], int ldb, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const Aarray[], int lda, const int *devIpiv, double *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const Aarray[], int lda, const int *devIpiv, double *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 513);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_dgetrs_batched)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+    cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 513, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_dgetrs_batched(...) cubind_cublas_dgetrs_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_cgetrs_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const Aarray[], int lda, const int *devIpiv, cuComplex *const Barray[], int ldb, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const Aarray[], int lda, const int *devIpiv, cuComplex *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const Aarray[], int lda, const int *devIpiv, cuComplex *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 514);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_cgetrs_batched)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+    cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 514, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_cgetrs_batched(...) cubind_cublas_cgetrs_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_zgetrs_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const Aarray[], int lda, const int *devIpiv, cuDoubleComplex *const Barray[], int ldb, int *info, int batchSize)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const Aarray[], int lda, const int *devIpiv, cuDoubleComplex *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const Aarray[], int lda, const int *devIpiv, cuDoubleComplex *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 515);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_zgetrs_batched)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+    cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 515, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_zgetrs_batched(...) cubind_cublas_zgetrs_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_uint8gemm_bias_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 516);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_uint8gemm_bias)(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
+    cubind_status = cubind_fn(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 516, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_uint8gemm_bias(...) cubind_cublas_uint8gemm_bias_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_hsh_gemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, __half *const yarray[], int incy, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, __half *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, __half *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 517);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_hsh_gemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 517, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_hsh_gemv_batched(...) cubind_cublas_hsh_gemv_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_hsh_gemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, __half *const yarray[], int64_t incy, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, __half *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, __half *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 518);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_hsh_gemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 518, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_hsh_gemv_batched_64(...) cubind_cublas_hsh_gemv_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_hss_gemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 519);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_hss_gemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 519, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_hss_gemv_batched(...) cubind_cublas_hss_gemv_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_hss_gemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 520);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_hss_gemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 520, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_hss_gemv_batched_64(...) cubind_cublas_hss_gemv_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_tst_gemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, __nv_bfloat16 *const yarray[], int incy, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, __nv_bfloat16 *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, __nv_bfloat16 *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 521);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_tst_gemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 521, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_tst_gemv_batched(...) cubind_cublas_tst_gemv_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_tst_gemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, __nv_bfloat16 *const yarray[], int64_t incy, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, __nv_bfloat16 *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, __nv_bfloat16 *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 522);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_tst_gemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 522, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_tst_gemv_batched_64(...) cubind_cublas_tst_gemv_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_tss_gemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 523);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_tss_gemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 523, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_tss_gemv_batched(...) cubind_cublas_tss_gemv_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_tss_gemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 524);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_tss_gemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 524, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_tss_gemv_batched_64(...) cubind_cublas_tss_gemv_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_hsh_gemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, __half *y, int incy, long long stridey, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, __half *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, __half *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 525);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_hsh_gemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 525, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_hsh_gemv_strided_batched(...) cubind_cublas_hsh_gemv_strided_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_hsh_gemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, __half *y, int64_t incy, long long stridey, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, __half *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, __half *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 526);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_hsh_gemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 526, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_hsh_gemv_strided_batched_64(...) cubind_cublas_hsh_gemv_strided_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_hss_gemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 527);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_hss_gemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 527, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_hss_gemv_strided_batched(...) cubind_cublas_hss_gemv_strided_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_hss_gemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 528);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_hss_gemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 528, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_hss_gemv_strided_batched_64(...) cubind_cublas_hss_gemv_strided_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_tst_gemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, __nv_bfloat16 *y, int incy, long long stridey, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, __nv_bfloat16 *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, __nv_bfloat16 *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 529);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_tst_gemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 529, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_tst_gemv_strided_batched(...) cubind_cublas_tst_gemv_strided_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_tst_gemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, __nv_bfloat16 *y, int64_t incy, long long stridey, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, __nv_bfloat16 *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, __nv_bfloat16 *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 530);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_tst_gemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 530, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_tst_gemv_strided_batched_64(...) cubind_cublas_tst_gemv_strided_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_tss_gemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 531);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_tss_gemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 531, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_tss_gemv_strided_batched(...) cubind_cublas_tss_gemv_strided_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_tss_gemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 532);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_tss_gemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 532, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_tss_gemv_strided_batched_64(...) cubind_cublas_tss_gemv_strided_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_hgemm_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, const __half *B, int ldb, const __half *beta, __half *C, int ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, const __half *B, int ldb, const __half *beta, __half *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, const __half *B, int ldb, const __half *beta, __half *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 533);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_hgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 533, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_hgemm(...) cubind_cublas_hgemm_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_hgemm_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, const __half *B, int64_t ldb, const __half *beta, __half *C, int64_t ldc)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, const __half *B, int64_t ldb, const __half *beta, __half *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, const __half *B, int64_t ldb, const __half *beta, __half *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 534);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_hgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 534, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_hgemm_64(...) cubind_cublas_hgemm_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_hgemm_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *const Aarray[], int lda, const __half *const Barray[], int ldb, const __half *beta, __half *const Carray[], int ldc, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *const Aarray[], int lda, const __half *const Barray[], int ldb, const __half *beta, __half *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *const Aarray[], int lda, const __half *const Barray[], int ldb, const __half *beta, __half *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 535);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_hgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 535, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_hgemm_batched(...) cubind_cublas_hgemm_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_hgemm_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *const Aarray[], int64_t lda, const __half *const Barray[], int64_t ldb, const __half *beta, __half *const Carray[], int64_t ldc, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *const Aarray[], int64_t lda, const __half *const Barray[], int64_t ldb, const __half *beta, __half *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *const Aarray[], int64_t lda, const __half *const Barray[], int64_t ldb, const __half *beta, __half *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 536);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_hgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 536, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_hgemm_batched_64(...) cubind_cublas_hgemm_batched_64_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_hgemm_strided_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, long long strideA, const __half *B, int ldb, long long strideB, const __half *beta, __half *C, int ldc, long long strideC, int batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, long long strideA, const __half *B, int ldb, long long strideB, const __half *beta, __half *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, long long strideA, const __half *B, int ldb, long long strideB, const __half *beta, __half *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 537);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_hgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 537, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_hgemm_strided_batched(...) cubind_cublas_hgemm_strided_batched_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublas_hgemm_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 538);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublas_hgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLAS, 538, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublas_hgemm_strided_batched_64(...) cubind_cublas_hgemm_strided_batched_64_inline(__VA_ARGS__)
+#endif /* CUBIND_INLINE */
+
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -9143,9 +16144,9 @@ CUBIND_EXTERN_C_END
 
 /**
  * cubind_cublas_migrate_compute_type - NVIDIA's cublasMigrateComputeType (cublas_api.h:5684), defined inline in the header;
- * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind. (Its name in parentheses: CUBIND_INLINE's macros do not rename it.)
  */
-static inline cublasStatus_t cubind_cublas_migrate_compute_type(cublasHandle_t handle, cudaDataType_t dataType, cublasComputeType_t *computeType)
+static inline cublasStatus_t (cubind_cublas_migrate_compute_type)(cublasHandle_t handle, cudaDataType_t dataType, cublasComputeType_t *computeType)
 {
     cublasMath_t mathMode = CUBLAS_DEFAULT_MATH;
     cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
@@ -9176,9 +16177,9 @@ static inline cublasStatus_t cubind_cublas_migrate_compute_type(cublasHandle_t h
 
 /**
  * cubind_cublas_gemm_ex - NVIDIA's cublasGemmEx (cublas_api.h:5717), a C++ overload;
- * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind. (Its name in parentheses: CUBIND_INLINE's macros do not rename it.)
  */
-static inline cublasStatus_t cubind_cublas_gemm_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cudaDataType computeType, cublasGemmAlgo_t algo)
+static inline cublasStatus_t (cubind_cublas_gemm_ex)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cudaDataType computeType, cublasGemmAlgo_t algo)
 {
     cublasComputeType_t migratedComputeType = CUBLAS_COMPUTE_32F;
     cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
@@ -9191,9 +16192,9 @@ static inline cublasStatus_t cubind_cublas_gemm_ex(cublasHandle_t handle, cublas
 
 /**
  * cubind_cublas_gemm_batched_ex - NVIDIA's cublasGemmBatchedEx (cublas_api.h:5764), a C++ overload;
- * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind. (Its name in parentheses: CUBIND_INLINE's macros do not rename it.)
  */
-static inline cublasStatus_t cubind_cublas_gemm_batched_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cudaDataType computeType, cublasGemmAlgo_t algo)
+static inline cublasStatus_t (cubind_cublas_gemm_batched_ex)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cudaDataType computeType, cublasGemmAlgo_t algo)
 {
     cublasComputeType_t migratedComputeType;
     cublasStatus_t status;
@@ -9206,9 +16207,9 @@ static inline cublasStatus_t cubind_cublas_gemm_batched_ex(cublasHandle_t handle
 
 /**
  * cubind_cublas_gemm_strided_batched_ex - NVIDIA's cublasGemmStridedBatchedEx (cublas_api.h:5813), a C++ overload;
- * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind. (Its name in parentheses: CUBIND_INLINE's macros do not rename it.)
  */
-static inline cublasStatus_t cubind_cublas_gemm_strided_batched_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cudaDataType computeType, cublasGemmAlgo_t algo)
+static inline cublasStatus_t (cubind_cublas_gemm_strided_batched_ex)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cudaDataType computeType, cublasGemmAlgo_t algo)
 {
     cublasComputeType_t migratedComputeType;
     cublasStatus_t status;
@@ -9221,18 +16222,18 @@ static inline cublasStatus_t cubind_cublas_gemm_strided_batched_ex(cublasHandle_
 
 /**
  * cubind_cublas_set_emulation_strategy - NVIDIA's cublasSetEmulationStrategy (cublas_api.h:5868), a C++ overload;
- * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind. (Its name in parentheses: CUBIND_INLINE's macros do not rename it.)
  */
-static inline cublasStatus_t cubind_cublas_set_emulation_strategy(cublasHandle_t handle, cudaEmulationStrategy strategy)
+static inline cublasStatus_t (cubind_cublas_set_emulation_strategy)(cublasHandle_t handle, cudaEmulationStrategy strategy)
 {
     return cubind_cublas_set_emulation_strategy(handle, (cublasEmulationStrategy_t)(strategy));
 }
 
 /**
  * cubind_cublas_get_emulation_strategy - NVIDIA's cublasGetEmulationStrategy (cublas_api.h:5872), a C++ overload;
- * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind. (Its name in parentheses: CUBIND_INLINE's macros do not rename it.)
  */
-static inline cublasStatus_t cubind_cublas_get_emulation_strategy(cublasHandle_t handle, cudaEmulationStrategy *strategy)
+static inline cublasStatus_t (cubind_cublas_get_emulation_strategy)(cublasHandle_t handle, cudaEmulationStrategy *strategy)
 {
     return cubind_cublas_get_emulation_strategy(handle, (cublasEmulationStrategy_t *)(strategy));
 }

@@ -9,6 +9,7 @@
 #define CUBIND_CUBLASLT_H
 
 #include "cubind/platform.h"
+#include "cubind/inline.h"
 #include "cubind/cublasLt_types.h"
 
 /*
@@ -592,47 +593,684 @@ cublasStatus_t cubind_cublasLt_logger_set_mask(int mask);
 CUBIND_API
 cublasStatus_t cubind_cublasLt_logger_force_disable(void);
 
+/* The slots of libcublasLt, read by the inline form (cubind/inline.h); libcubind's, read-only here. */
+CUBIND_API extern cubind_slot *const cubind_cublasLt_slots_4080690f413a;
+
+#if defined(CUBIND_INLINE)
+/* The inline form of each wrapper above (cubind/inline.h): the hot path here, the rest in libcubind. */
+
+static inline cublasStatus_t cubind_cublasLt_create_inline(cublasLtHandle_t *lightHandle)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtHandle_t *lightHandle) = (cublasStatus_t (*)(cublasLtHandle_t *lightHandle))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 0);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_create)(lightHandle);
+    cubind_status = cubind_fn(lightHandle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 0, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_create(...) cubind_cublasLt_create_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_destroy_inline(cublasLtHandle_t lightHandle)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtHandle_t lightHandle) = (cublasStatus_t (*)(cublasLtHandle_t lightHandle))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 1);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_destroy)(lightHandle);
+    cubind_status = cubind_fn(lightHandle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 1, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_destroy(...) cubind_cublasLt_destroy_inline(__VA_ARGS__)
+
+static inline const char *cubind_cublasLt_get_status_name_inline(cublasStatus_t status)
+{
+    const char *(*cubind_fn)(cublasStatus_t status) = (const char *(*)(cublasStatus_t status))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 2);
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_get_status_name)(status);
+    return cubind_fn(status);
+}
+#define cubind_cublasLt_get_status_name(...) cubind_cublasLt_get_status_name_inline(__VA_ARGS__)
+
+static inline const char *cubind_cublasLt_get_status_string_inline(cublasStatus_t status)
+{
+    const char *(*cubind_fn)(cublasStatus_t status) = (const char *(*)(cublasStatus_t status))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 3);
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_get_status_string)(status);
+    return cubind_fn(status);
+}
+#define cubind_cublasLt_get_status_string(...) cubind_cublasLt_get_status_string_inline(__VA_ARGS__)
+
+static inline size_t cubind_cublasLt_get_version_inline(void)
+{
+    size_t (*cubind_fn)(void) = (size_t (*)(void))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 4);
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_get_version)();
+    return cubind_fn();
+}
+#define cubind_cublasLt_get_version(...) cubind_cublasLt_get_version_inline(__VA_ARGS__)
+
+static inline size_t cubind_cublasLt_get_cudart_version_inline(void)
+{
+    size_t (*cubind_fn)(void) = (size_t (*)(void))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 5);
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_get_cudart_version)();
+    return cubind_fn();
+}
+#define cubind_cublasLt_get_cudart_version(...) cubind_cublasLt_get_cudart_version_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_get_property_inline(libraryPropertyType type, int *value)
+{
+    cublasStatus_t (*cubind_fn)(libraryPropertyType type, int *value) = (cublasStatus_t (*)(libraryPropertyType type, int *value))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 6);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_get_property)(type, value);
+    cubind_status = cubind_fn(type, value);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 6, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_get_property(...) cubind_cublasLt_get_property_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_heuristics_cache_get_capacity_inline(size_t *capacity)
+{
+    cublasStatus_t (*cubind_fn)(size_t *capacity) = (cublasStatus_t (*)(size_t *capacity))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 7);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_heuristics_cache_get_capacity)(capacity);
+    cubind_status = cubind_fn(capacity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 7, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_heuristics_cache_get_capacity(...) cubind_cublasLt_heuristics_cache_get_capacity_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity_inline(size_t capacity)
+{
+    cublasStatus_t (*cubind_fn)(size_t capacity) = (cublasStatus_t (*)(size_t capacity))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 8);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_heuristics_cache_set_capacity)(capacity);
+    cubind_status = cubind_fn(capacity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 8, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_heuristics_cache_set_capacity(...) cubind_cublasLt_heuristics_cache_set_capacity_inline(__VA_ARGS__)
+
+static inline unsigned int cubind_cublasLt_disable_cpu_instructions_set_mask_inline(unsigned int mask)
+{
+    unsigned int (*cubind_fn)(unsigned int mask) = (unsigned int (*)(unsigned int mask))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 9);
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_disable_cpu_instructions_set_mask)(mask);
+    return cubind_fn(mask);
+}
+#define cubind_cublasLt_disable_cpu_instructions_set_mask(...) cubind_cublasLt_disable_cpu_instructions_set_mask_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_inline(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream) = (cublasStatus_t (*)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 10);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul)(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 10, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul(...) cubind_cublasLt_matmul_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matrix_transform_inline(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) = (cublasStatus_t (*)(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 11);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matrix_transform)(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 11, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matrix_transform(...) cubind_cublasLt_matrix_transform_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matrix_layout_init_internal_inline(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) = (cublasStatus_t (*)(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 12);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matrix_layout_init_internal)(matLayout, size, type, rows, cols, ld);
+    cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 12, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matrix_layout_init_internal(...) cubind_cublasLt_matrix_layout_init_internal_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matrix_layout_create_inline(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) = (cublasStatus_t (*)(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 13);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matrix_layout_create)(matLayout, type, rows, cols, ld);
+    cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 13, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matrix_layout_create(...) cubind_cublasLt_matrix_layout_create_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matrix_layout_destroy_inline(cublasLtMatrixLayout_t matLayout)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatrixLayout_t matLayout) = (cublasStatus_t (*)(cublasLtMatrixLayout_t matLayout))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 14);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matrix_layout_destroy)(matLayout);
+    cubind_status = cubind_fn(matLayout);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 14, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matrix_layout_destroy(...) cubind_cublasLt_matrix_layout_destroy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matrix_layout_set_attribute_inline(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes) = (cublasStatus_t (*)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 15);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matrix_layout_set_attribute)(matLayout, attr, buf, sizeInBytes);
+    cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 15, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matrix_layout_set_attribute(...) cubind_cublasLt_matrix_layout_set_attribute_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matrix_layout_get_attribute_inline(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten) = (cublasStatus_t (*)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 16);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matrix_layout_get_attribute)(matLayout, attr, buf, sizeInBytes, sizeWritten);
+    cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 16, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matrix_layout_get_attribute(...) cubind_cublasLt_matrix_layout_get_attribute_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_desc_init_internal_inline(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType) = (cublasStatus_t (*)(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 17);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_desc_init_internal)(matmulDesc, size, computeType, scaleType);
+    cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 17, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_desc_init_internal(...) cubind_cublasLt_matmul_desc_init_internal_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_desc_create_inline(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType) = (cublasStatus_t (*)(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 18);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_desc_create)(matmulDesc, computeType, scaleType);
+    cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 18, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_desc_create(...) cubind_cublasLt_matmul_desc_create_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_desc_destroy_inline(cublasLtMatmulDesc_t matmulDesc)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatmulDesc_t matmulDesc) = (cublasStatus_t (*)(cublasLtMatmulDesc_t matmulDesc))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 19);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_desc_destroy)(matmulDesc);
+    cubind_status = cubind_fn(matmulDesc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 19, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_desc_destroy(...) cubind_cublasLt_matmul_desc_destroy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_desc_set_attribute_inline(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes) = (cublasStatus_t (*)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 20);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_desc_set_attribute)(matmulDesc, attr, buf, sizeInBytes);
+    cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 20, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_desc_set_attribute(...) cubind_cublasLt_matmul_desc_set_attribute_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_desc_get_attribute_inline(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten) = (cublasStatus_t (*)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 21);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_desc_get_attribute)(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 21, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_desc_get_attribute(...) cubind_cublasLt_matmul_desc_get_attribute_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matrix_transform_desc_init_internal_inline(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType) = (cublasStatus_t (*)(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 22);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matrix_transform_desc_init_internal)(transformDesc, size, scaleType);
+    cubind_status = cubind_fn(transformDesc, size, scaleType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 22, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matrix_transform_desc_init_internal(...) cubind_cublasLt_matrix_transform_desc_init_internal_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matrix_transform_desc_create_inline(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType) = (cublasStatus_t (*)(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 23);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matrix_transform_desc_create)(transformDesc, scaleType);
+    cubind_status = cubind_fn(transformDesc, scaleType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 23, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matrix_transform_desc_create(...) cubind_cublasLt_matrix_transform_desc_create_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matrix_transform_desc_destroy_inline(cublasLtMatrixTransformDesc_t transformDesc)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatrixTransformDesc_t transformDesc) = (cublasStatus_t (*)(cublasLtMatrixTransformDesc_t transformDesc))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 24);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matrix_transform_desc_destroy)(transformDesc);
+    cubind_status = cubind_fn(transformDesc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 24, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matrix_transform_desc_destroy(...) cubind_cublasLt_matrix_transform_desc_destroy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matrix_transform_desc_set_attribute_inline(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes) = (cublasStatus_t (*)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 25);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matrix_transform_desc_set_attribute)(transformDesc, attr, buf, sizeInBytes);
+    cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 25, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matrix_transform_desc_set_attribute(...) cubind_cublasLt_matrix_transform_desc_set_attribute_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matrix_transform_desc_get_attribute_inline(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten) = (cublasStatus_t (*)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 26);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matrix_transform_desc_get_attribute)(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 26, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matrix_transform_desc_get_attribute(...) cubind_cublasLt_matrix_transform_desc_get_attribute_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_emulation_desc_init_internal_inline(cublasLtEmulationDesc_t emulationDesc, size_t size)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtEmulationDesc_t emulationDesc, size_t size) = (cublasStatus_t (*)(cublasLtEmulationDesc_t emulationDesc, size_t size))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 27);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_emulation_desc_init_internal)(emulationDesc, size);
+    cubind_status = cubind_fn(emulationDesc, size);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 27, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_emulation_desc_init_internal(...) cubind_cublasLt_emulation_desc_init_internal_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_emulation_desc_create_inline(cublasLtEmulationDesc_t *emulationDesc)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtEmulationDesc_t *emulationDesc) = (cublasStatus_t (*)(cublasLtEmulationDesc_t *emulationDesc))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 28);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_emulation_desc_create)(emulationDesc);
+    cubind_status = cubind_fn(emulationDesc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 28, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_emulation_desc_create(...) cubind_cublasLt_emulation_desc_create_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_emulation_desc_destroy_inline(cublasLtEmulationDesc_t emulationDesc)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtEmulationDesc_t emulationDesc) = (cublasStatus_t (*)(cublasLtEmulationDesc_t emulationDesc))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 29);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_emulation_desc_destroy)(emulationDesc);
+    cubind_status = cubind_fn(emulationDesc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 29, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_emulation_desc_destroy(...) cubind_cublasLt_emulation_desc_destroy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_emulation_desc_set_attribute_inline(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes) = (cublasStatus_t (*)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 30);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_emulation_desc_set_attribute)(emulationDesc, attr, buf, sizeInBytes);
+    cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 30, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_emulation_desc_set_attribute(...) cubind_cublasLt_emulation_desc_set_attribute_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_emulation_desc_get_attribute_inline(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten) = (cublasStatus_t (*)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 31);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_emulation_desc_get_attribute)(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 31, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_emulation_desc_get_attribute(...) cubind_cublasLt_emulation_desc_get_attribute_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_preference_init_internal_inline(cublasLtMatmulPreference_t pref, size_t size)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatmulPreference_t pref, size_t size) = (cublasStatus_t (*)(cublasLtMatmulPreference_t pref, size_t size))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 32);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_preference_init_internal)(pref, size);
+    cubind_status = cubind_fn(pref, size);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 32, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_preference_init_internal(...) cubind_cublasLt_matmul_preference_init_internal_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_preference_create_inline(cublasLtMatmulPreference_t *pref)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatmulPreference_t *pref) = (cublasStatus_t (*)(cublasLtMatmulPreference_t *pref))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 33);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_preference_create)(pref);
+    cubind_status = cubind_fn(pref);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 33, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_preference_create(...) cubind_cublasLt_matmul_preference_create_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_preference_destroy_inline(cublasLtMatmulPreference_t pref)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatmulPreference_t pref) = (cublasStatus_t (*)(cublasLtMatmulPreference_t pref))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 34);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_preference_destroy)(pref);
+    cubind_status = cubind_fn(pref);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 34, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_preference_destroy(...) cubind_cublasLt_matmul_preference_destroy_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_preference_set_attribute_inline(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes) = (cublasStatus_t (*)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 35);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_preference_set_attribute)(pref, attr, buf, sizeInBytes);
+    cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 35, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_preference_set_attribute(...) cubind_cublasLt_matmul_preference_set_attribute_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_preference_get_attribute_inline(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten) = (cublasStatus_t (*)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 36);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_preference_get_attribute)(pref, attr, buf, sizeInBytes, sizeWritten);
+    cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 36, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_preference_get_attribute(...) cubind_cublasLt_matmul_preference_get_attribute_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_algo_get_heuristic_inline(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount) = (cublasStatus_t (*)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 37);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_algo_get_heuristic)(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 37, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_algo_get_heuristic(...) cubind_cublasLt_matmul_algo_get_heuristic_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_algo_get_ids_inline(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount) = (cublasStatus_t (*)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 38);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_algo_get_ids)(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 38, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_algo_get_ids(...) cubind_cublasLt_matmul_algo_get_ids_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_algo_init_inline(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo) = (cublasStatus_t (*)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 39);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_algo_init)(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 39, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_algo_init(...) cubind_cublasLt_matmul_algo_init_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_algo_check_inline(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result) = (cublasStatus_t (*)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 40);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_algo_check)(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 40, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_algo_check(...) cubind_cublasLt_matmul_algo_check_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_algo_cap_get_attribute_inline(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    cublasStatus_t (*cubind_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten) = (cublasStatus_t (*)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 41);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_algo_cap_get_attribute)(algo, attr, buf, sizeInBytes, sizeWritten);
+    cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 41, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_algo_cap_get_attribute(...) cubind_cublasLt_matmul_algo_cap_get_attribute_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_algo_config_set_attribute_inline(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes) = (cublasStatus_t (*)(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 42);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_algo_config_set_attribute)(algo, attr, buf, sizeInBytes);
+    cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 42, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_algo_config_set_attribute(...) cubind_cublasLt_matmul_algo_config_set_attribute_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_matmul_algo_config_get_attribute_inline(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+{
+    cublasStatus_t (*cubind_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten) = (cublasStatus_t (*)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 43);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_matmul_algo_config_get_attribute)(algo, attr, buf, sizeInBytes, sizeWritten);
+    cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 43, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_matmul_algo_config_get_attribute(...) cubind_cublasLt_matmul_algo_config_get_attribute_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_logger_set_callback_inline(cublasLtLoggerCallback_t callback)
+{
+    cublasStatus_t (*cubind_fn)(cublasLtLoggerCallback_t callback) = (cublasStatus_t (*)(cublasLtLoggerCallback_t callback))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 44);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_logger_set_callback)(callback);
+    cubind_status = cubind_fn(callback);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 44, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_logger_set_callback(...) cubind_cublasLt_logger_set_callback_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_logger_set_file_inline(FILE *file)
+{
+    cublasStatus_t (*cubind_fn)(FILE *file) = (cublasStatus_t (*)(FILE *file))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 45);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_logger_set_file)(file);
+    cubind_status = cubind_fn(file);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 45, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_logger_set_file(...) cubind_cublasLt_logger_set_file_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_logger_open_file_inline(const char *logFile)
+{
+    cublasStatus_t (*cubind_fn)(const char *logFile) = (cublasStatus_t (*)(const char *logFile))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 46);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_logger_open_file)(logFile);
+    cubind_status = cubind_fn(logFile);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 46, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_logger_open_file(...) cubind_cublasLt_logger_open_file_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_logger_set_level_inline(int level)
+{
+    cublasStatus_t (*cubind_fn)(int level) = (cublasStatus_t (*)(int level))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 47);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_logger_set_level)(level);
+    cubind_status = cubind_fn(level);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 47, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_logger_set_level(...) cubind_cublasLt_logger_set_level_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_logger_set_mask_inline(int mask)
+{
+    cublasStatus_t (*cubind_fn)(int mask) = (cublasStatus_t (*)(int mask))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 48);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_logger_set_mask)(mask);
+    cubind_status = cubind_fn(mask);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 48, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_logger_set_mask(...) cubind_cublasLt_logger_set_mask_inline(__VA_ARGS__)
+
+static inline cublasStatus_t cubind_cublasLt_logger_force_disable_inline(void)
+{
+    cublasStatus_t (*cubind_fn)(void) = (cublasStatus_t (*)(void))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 49);
+    cublasStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cublasLt_logger_force_disable)();
+    cubind_status = cubind_fn();
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
+        return (cublasStatus_t)cubind_status_error(CUBIND_LIB_CUBLASLT, 49, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cublasLt_logger_force_disable(...) cubind_cublasLt_logger_force_disable_inline(__VA_ARGS__)
+#endif /* CUBIND_INLINE */
+
 /**
  * cubind_cublasLt_matrix_layout_init - NVIDIA's cublasLtMatrixLayoutInit (cublasLt.h:1202), defined inline in the header;
- * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind. (Its name in parentheses: CUBIND_INLINE's macros do not rename it.)
  */
-static inline cublasStatus_t cubind_cublasLt_matrix_layout_init(cublasLtMatrixLayout_t matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+static inline cublasStatus_t (cubind_cublasLt_matrix_layout_init)(cublasLtMatrixLayout_t matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
     return cubind_cublasLt_matrix_layout_init_internal(matLayout, sizeof(*matLayout), type, rows, cols, ld);
 }
 
 /**
  * cubind_cublasLt_matmul_desc_init - NVIDIA's cublasLtMatmulDescInit (cublasLt.h:1611), defined inline in the header;
- * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind. (Its name in parentheses: CUBIND_INLINE's macros do not rename it.)
  */
-static inline cublasStatus_t cubind_cublasLt_matmul_desc_init(cublasLtMatmulDesc_t matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
+static inline cublasStatus_t (cubind_cublasLt_matmul_desc_init)(cublasLtMatmulDesc_t matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
     return cubind_cublasLt_matmul_desc_init_internal(matmulDesc, sizeof(*matmulDesc), computeType, scaleType);
 }
 
 /**
  * cubind_cublasLt_matrix_transform_desc_init - NVIDIA's cublasLtMatrixTransformDescInit (cublasLt.h:1715), defined inline in the header;
- * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind. (Its name in parentheses: CUBIND_INLINE's macros do not rename it.)
  */
-static inline cublasStatus_t cubind_cublasLt_matrix_transform_desc_init(cublasLtMatrixTransformDesc_t transformDesc, cudaDataType scaleType)
+static inline cublasStatus_t (cubind_cublasLt_matrix_transform_desc_init)(cublasLtMatrixTransformDesc_t transformDesc, cudaDataType scaleType)
 {
     return cubind_cublasLt_matrix_transform_desc_init_internal(transformDesc, sizeof(*transformDesc), scaleType);
 }
 
 /**
  * cubind_cublasLt_emulation_desc_init - NVIDIA's cublasLtEmulationDescInit (cublasLt.h:1853), defined inline in the header;
- * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind. (Its name in parentheses: CUBIND_INLINE's macros do not rename it.)
  */
-static inline cublasStatus_t cubind_cublasLt_emulation_desc_init(cublasLtEmulationDesc_t emulationDesc)
+static inline cublasStatus_t (cubind_cublasLt_emulation_desc_init)(cublasLtEmulationDesc_t emulationDesc)
 {
     return cubind_cublasLt_emulation_desc_init_internal(emulationDesc, sizeof(*emulationDesc));
 }
 
 /**
  * cubind_cublasLt_matmul_preference_init - NVIDIA's cublasLtMatmulPreferenceInit (cublasLt.h:2162), defined inline in the header;
- * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind.
+ * the same definition, calling cubind's wrappers, so a program using it needs only -lcubind. (Its name in parentheses: CUBIND_INLINE's macros do not rename it.)
  */
-static inline cublasStatus_t cubind_cublasLt_matmul_preference_init(cublasLtMatmulPreference_t pref)
+static inline cublasStatus_t (cubind_cublasLt_matmul_preference_init)(cublasLtMatmulPreference_t pref)
 {
     return cubind_cublasLt_matmul_preference_init_internal(pref, sizeof(*pref));
 }

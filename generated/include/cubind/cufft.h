@@ -9,6 +9,7 @@
 #define CUBIND_CUFFT_H
 
 #include "cubind/platform.h"
+#include "cubind/inline.h"
 #include "cubind/cufft_types.h"
 
 /*
@@ -680,6 +681,741 @@ cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *inp
  */
 CUBIND_API
 cufftResult cubind_cufft_xt_set_work_area_policy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
+
+/* The slots of libcufft, read by the inline form (cubind/inline.h); libcubind's, read-only here. */
+CUBIND_API extern cubind_slot *const cubind_cufft_slots_ce3533edb7df;
+
+#if defined(CUBIND_INLINE)
+/* The inline form of each wrapper above (cubind/inline.h): the hot path here, the rest in libcubind. */
+
+static inline cufftResult cubind_cufft_plan1d_inline(cufftHandle *plan, int nx, cufftType type, int batch)
+{
+    cufftResult (*cubind_fn)(cufftHandle *plan, int nx, cufftType type, int batch) = (cufftResult (*)(cufftHandle *plan, int nx, cufftType type, int batch))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 0);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_plan1d)(plan, nx, type, batch);
+    cubind_status = cubind_fn(plan, nx, type, batch);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 0, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_plan1d(...) cubind_cufft_plan1d_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_plan2d_inline(cufftHandle *plan, int nx, int ny, cufftType type)
+{
+    cufftResult (*cubind_fn)(cufftHandle *plan, int nx, int ny, cufftType type) = (cufftResult (*)(cufftHandle *plan, int nx, int ny, cufftType type))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 1);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_plan2d)(plan, nx, ny, type);
+    cubind_status = cubind_fn(plan, nx, ny, type);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 1, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_plan2d(...) cubind_cufft_plan2d_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_plan3d_inline(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
+{
+    cufftResult (*cubind_fn)(cufftHandle *plan, int nx, int ny, int nz, cufftType type) = (cufftResult (*)(cufftHandle *plan, int nx, int ny, int nz, cufftType type))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 2);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_plan3d)(plan, nx, ny, nz, type);
+    cubind_status = cubind_fn(plan, nx, ny, nz, type);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 2, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_plan3d(...) cubind_cufft_plan3d_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_plan_many_inline(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
+{
+    cufftResult (*cubind_fn)(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch) = (cufftResult (*)(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 3);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_plan_many)(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 3, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_plan_many(...) cubind_cufft_plan_many_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_make_plan1d_inline(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize) = (cufftResult (*)(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 4);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_make_plan1d)(plan, nx, type, batch, workSize);
+    cubind_status = cubind_fn(plan, nx, type, batch, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 4, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_make_plan1d(...) cubind_cufft_make_plan1d_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_make_plan2d_inline(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize) = (cufftResult (*)(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 5);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_make_plan2d)(plan, nx, ny, type, workSize);
+    cubind_status = cubind_fn(plan, nx, ny, type, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 5, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_make_plan2d(...) cubind_cufft_make_plan2d_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_make_plan3d_inline(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize) = (cufftResult (*)(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 6);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_make_plan3d)(plan, nx, ny, nz, type, workSize);
+    cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 6, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_make_plan3d(...) cubind_cufft_make_plan3d_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_make_plan_many_inline(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize) = (cufftResult (*)(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 7);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_make_plan_many)(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 7, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_make_plan_many(...) cubind_cufft_make_plan_many_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_make_plan_many64_inline(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize) = (cufftResult (*)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 8);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_make_plan_many64)(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 8, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_make_plan_many64(...) cubind_cufft_make_plan_many64_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_get_size_many64_inline(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize) = (cufftResult (*)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 9);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_get_size_many64)(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 9, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_get_size_many64(...) cubind_cufft_get_size_many64_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_estimate1d_inline(int nx, cufftType type, int batch, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(int nx, cufftType type, int batch, size_t *workSize) = (cufftResult (*)(int nx, cufftType type, int batch, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 10);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_estimate1d)(nx, type, batch, workSize);
+    cubind_status = cubind_fn(nx, type, batch, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 10, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_estimate1d(...) cubind_cufft_estimate1d_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_estimate2d_inline(int nx, int ny, cufftType type, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(int nx, int ny, cufftType type, size_t *workSize) = (cufftResult (*)(int nx, int ny, cufftType type, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 11);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_estimate2d)(nx, ny, type, workSize);
+    cubind_status = cubind_fn(nx, ny, type, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 11, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_estimate2d(...) cubind_cufft_estimate2d_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_estimate3d_inline(int nx, int ny, int nz, cufftType type, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(int nx, int ny, int nz, cufftType type, size_t *workSize) = (cufftResult (*)(int nx, int ny, int nz, cufftType type, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 12);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_estimate3d)(nx, ny, nz, type, workSize);
+    cubind_status = cubind_fn(nx, ny, nz, type, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 12, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_estimate3d(...) cubind_cufft_estimate3d_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_estimate_many_inline(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize) = (cufftResult (*)(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 13);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_estimate_many)(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 13, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_estimate_many(...) cubind_cufft_estimate_many_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_create_inline(cufftHandle *handle)
+{
+    cufftResult (*cubind_fn)(cufftHandle *handle) = (cufftResult (*)(cufftHandle *handle))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 14);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_create)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 14, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_create(...) cubind_cufft_create_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_get_size1d_inline(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize) = (cufftResult (*)(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 15);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_get_size1d)(handle, nx, type, batch, workSize);
+    cubind_status = cubind_fn(handle, nx, type, batch, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 15, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_get_size1d(...) cubind_cufft_get_size1d_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_get_size2d_inline(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize) = (cufftResult (*)(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 16);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_get_size2d)(handle, nx, ny, type, workSize);
+    cubind_status = cubind_fn(handle, nx, ny, type, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 16, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_get_size2d(...) cubind_cufft_get_size2d_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_get_size3d_inline(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize) = (cufftResult (*)(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 17);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_get_size3d)(handle, nx, ny, nz, type, workSize);
+    cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 17, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_get_size3d(...) cubind_cufft_get_size3d_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_get_size_many_inline(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
+{
+    cufftResult (*cubind_fn)(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea) = (cufftResult (*)(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 18);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_get_size_many)(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 18, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_get_size_many(...) cubind_cufft_get_size_many_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_get_size_inline(cufftHandle handle, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(cufftHandle handle, size_t *workSize) = (cufftResult (*)(cufftHandle handle, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 19);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_get_size)(handle, workSize);
+    cubind_status = cubind_fn(handle, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 19, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_get_size(...) cubind_cufft_get_size_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_set_work_area_inline(cufftHandle plan, void *workArea)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, void *workArea) = (cufftResult (*)(cufftHandle plan, void *workArea))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 20);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_set_work_area)(plan, workArea);
+    cubind_status = cubind_fn(plan, workArea);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 20, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_set_work_area(...) cubind_cufft_set_work_area_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_set_auto_allocation_inline(cufftHandle plan, int autoAllocate)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, int autoAllocate) = (cufftResult (*)(cufftHandle plan, int autoAllocate))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 21);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_set_auto_allocation)(plan, autoAllocate);
+    cubind_status = cubind_fn(plan, autoAllocate);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 21, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_set_auto_allocation(...) cubind_cufft_set_auto_allocation_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_exec_c2c_inline(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction) = (cufftResult (*)(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 22);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_exec_c2c)(plan, idata, odata, direction);
+    cubind_status = cubind_fn(plan, idata, odata, direction);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 22, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_exec_c2c(...) cubind_cufft_exec_c2c_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_exec_r2c_inline(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cufftReal *idata, cufftComplex *odata) = (cufftResult (*)(cufftHandle plan, cufftReal *idata, cufftComplex *odata))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 23);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_exec_r2c)(plan, idata, odata);
+    cubind_status = cubind_fn(plan, idata, odata);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 23, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_exec_r2c(...) cubind_cufft_exec_r2c_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_exec_c2r_inline(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cufftComplex *idata, cufftReal *odata) = (cufftResult (*)(cufftHandle plan, cufftComplex *idata, cufftReal *odata))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 24);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_exec_c2r)(plan, idata, odata);
+    cubind_status = cubind_fn(plan, idata, odata);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 24, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_exec_c2r(...) cubind_cufft_exec_c2r_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_exec_z2z_inline(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction) = (cufftResult (*)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 25);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_exec_z2z)(plan, idata, odata, direction);
+    cubind_status = cubind_fn(plan, idata, odata, direction);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 25, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_exec_z2z(...) cubind_cufft_exec_z2z_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_exec_d2z_inline(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata) = (cufftResult (*)(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 26);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_exec_d2z)(plan, idata, odata);
+    cubind_status = cubind_fn(plan, idata, odata);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 26, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_exec_d2z(...) cubind_cufft_exec_d2z_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_exec_z2d_inline(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata) = (cufftResult (*)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 27);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_exec_z2d)(plan, idata, odata);
+    cubind_status = cubind_fn(plan, idata, odata);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 27, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_exec_z2d(...) cubind_cufft_exec_z2d_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_set_stream_inline(cufftHandle plan, cudaStream_t stream)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cudaStream_t stream) = (cufftResult (*)(cufftHandle plan, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 28);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_set_stream)(plan, stream);
+    cubind_status = cubind_fn(plan, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 28, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_set_stream(...) cubind_cufft_set_stream_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_destroy_inline(cufftHandle plan)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan) = (cufftResult (*)(cufftHandle plan))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 29);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_destroy)(plan);
+    cubind_status = cubind_fn(plan);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 29, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_destroy(...) cubind_cufft_destroy_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_get_version_inline(int *version)
+{
+    cufftResult (*cubind_fn)(int *version) = (cufftResult (*)(int *version))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 30);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_get_version)(version);
+    cubind_status = cubind_fn(version);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 30, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_get_version(...) cubind_cufft_get_version_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_get_property_inline(libraryPropertyType type, int *value)
+{
+    cufftResult (*cubind_fn)(libraryPropertyType type, int *value) = (cufftResult (*)(libraryPropertyType type, int *value))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 31);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_get_property)(type, value);
+    cubind_status = cubind_fn(type, value);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 31, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_get_property(...) cubind_cufft_get_property_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_set_plan_property_int64_inline(cufftHandle plan, cufftProperty property, const long long inputValueInt)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cufftProperty property, const long long inputValueInt) = (cufftResult (*)(cufftHandle plan, cufftProperty property, const long long inputValueInt))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 32);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_set_plan_property_int64)(plan, property, inputValueInt);
+    cubind_status = cubind_fn(plan, property, inputValueInt);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 32, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_set_plan_property_int64(...) cubind_cufft_set_plan_property_int64_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_get_plan_property_int64_inline(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cufftProperty property, long long *returnPtrValue) = (cufftResult (*)(cufftHandle plan, cufftProperty property, long long *returnPtrValue))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 33);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_get_plan_property_int64)(plan, property, returnPtrValue);
+    cubind_status = cubind_fn(plan, property, returnPtrValue);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 33, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_get_plan_property_int64(...) cubind_cufft_get_plan_property_int64_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_reset_plan_property_inline(cufftHandle plan, cufftProperty property)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cufftProperty property) = (cufftResult (*)(cufftHandle plan, cufftProperty property))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 34);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_reset_plan_property)(plan, property);
+    cubind_status = cubind_fn(plan, property);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 34, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_reset_plan_property(...) cubind_cufft_reset_plan_property_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_set_gpus_inline(cufftHandle handle, int nGPUs, int *whichGPUs)
+{
+    cufftResult (*cubind_fn)(cufftHandle handle, int nGPUs, int *whichGPUs) = (cufftResult (*)(cufftHandle handle, int nGPUs, int *whichGPUs))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 35);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_set_gpus)(handle, nGPUs, whichGPUs);
+    cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 35, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_set_gpus(...) cubind_cufft_xt_set_gpus_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_malloc_inline(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 36);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_malloc)(plan, descriptor, format);
+    cubind_status = cubind_fn(plan, descriptor, format);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 36, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_malloc(...) cubind_cufft_xt_malloc_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_memcpy_inline(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type) = (cufftResult (*)(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 37);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_memcpy)(plan, dstPointer, srcPointer, type);
+    cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 37, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_memcpy(...) cubind_cufft_xt_memcpy_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_free_inline(cudaLibXtDesc *descriptor)
+{
+    cufftResult (*cubind_fn)(cudaLibXtDesc *descriptor) = (cufftResult (*)(cudaLibXtDesc *descriptor))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 38);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_free)(descriptor);
+    cubind_status = cubind_fn(descriptor);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 38, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_free(...) cubind_cufft_xt_free_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_set_work_area_inline(cufftHandle plan, void **workArea)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, void **workArea) = (cufftResult (*)(cufftHandle plan, void **workArea))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 39);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_set_work_area)(plan, workArea);
+    cubind_status = cubind_fn(plan, workArea);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 39, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_set_work_area(...) cubind_cufft_xt_set_work_area_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_exec_descriptor_c2c_inline(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 40);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_exec_descriptor_c2c)(plan, input, output, direction);
+    cubind_status = cubind_fn(plan, input, output, direction);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 40, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_exec_descriptor_c2c(...) cubind_cufft_xt_exec_descriptor_c2c_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_exec_descriptor_r2c_inline(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 41);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_exec_descriptor_r2c)(plan, input, output);
+    cubind_status = cubind_fn(plan, input, output);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 41, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_exec_descriptor_r2c(...) cubind_cufft_xt_exec_descriptor_r2c_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_exec_descriptor_c2r_inline(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 42);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_exec_descriptor_c2r)(plan, input, output);
+    cubind_status = cubind_fn(plan, input, output);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 42, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_exec_descriptor_c2r(...) cubind_cufft_xt_exec_descriptor_c2r_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_exec_descriptor_z2z_inline(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 43);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_exec_descriptor_z2z)(plan, input, output, direction);
+    cubind_status = cubind_fn(plan, input, output, direction);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 43, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_exec_descriptor_z2z(...) cubind_cufft_xt_exec_descriptor_z2z_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_exec_descriptor_d2z_inline(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 44);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_exec_descriptor_d2z)(plan, input, output);
+    cubind_status = cubind_fn(plan, input, output);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 44, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_exec_descriptor_d2z(...) cubind_cufft_xt_exec_descriptor_d2z_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_exec_descriptor_z2d_inline(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 45);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_exec_descriptor_z2d)(plan, input, output);
+    cubind_status = cubind_fn(plan, input, output);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 45, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_exec_descriptor_z2d(...) cubind_cufft_xt_exec_descriptor_z2d_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_query_plan_inline(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType) = (cufftResult (*)(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 46);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_query_plan)(plan, queryStruct, queryType);
+    cubind_status = cubind_fn(plan, queryStruct, queryType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 46, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_query_plan(...) cubind_cufft_xt_query_plan_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_set_callback_inline(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info) = (cufftResult (*)(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 47);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_set_callback)(plan, callback_routine, cbType, caller_info);
+    cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 47, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_set_callback(...) cubind_cufft_xt_set_callback_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_clear_callback_inline(cufftHandle plan, cufftXtCallbackType cbType)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cufftXtCallbackType cbType) = (cufftResult (*)(cufftHandle plan, cufftXtCallbackType cbType))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 48);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_clear_callback)(plan, cbType);
+    cubind_status = cubind_fn(plan, cbType);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 48, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_clear_callback(...) cubind_cufft_xt_clear_callback_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_set_callback_shared_size_inline(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize) = (cufftResult (*)(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 49);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_set_callback_shared_size)(plan, cbType, sharedSize);
+    cubind_status = cubind_fn(plan, cbType, sharedSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 49, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_set_callback_shared_size(...) cubind_cufft_xt_set_callback_shared_size_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_set_jit_callback_inline(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info) = (cufftResult (*)(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 50);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_set_jit_callback)(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+    cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 50, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_set_jit_callback(...) cubind_cufft_xt_set_jit_callback_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_make_plan_many_inline(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype) = (cufftResult (*)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 51);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_make_plan_many)(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 51, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_make_plan_many(...) cubind_cufft_xt_make_plan_many_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_get_size_many_inline(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype) = (cufftResult (*)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 52);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_get_size_many)(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 52, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_get_size_many(...) cubind_cufft_xt_get_size_many_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_exec_inline(cufftHandle plan, void *input, void *output, int direction)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, void *input, void *output, int direction) = (cufftResult (*)(cufftHandle plan, void *input, void *output, int direction))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 53);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_exec)(plan, input, output, direction);
+    cubind_status = cubind_fn(plan, input, output, direction);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 53, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_exec(...) cubind_cufft_xt_exec_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_exec_descriptor_inline(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 54);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_exec_descriptor)(plan, input, output, direction);
+    cubind_status = cubind_fn(plan, input, output, direction);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 54, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_exec_descriptor(...) cubind_cufft_xt_exec_descriptor_inline(__VA_ARGS__)
+
+static inline cufftResult cubind_cufft_xt_set_work_area_policy_inline(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
+{
+    cufftResult (*cubind_fn)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize) = (cufftResult (*)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 55);
+    cufftResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cufft_xt_set_work_area_policy)(plan, policy, workSize);
+    cubind_status = cubind_fn(plan, policy, workSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
+        return (cufftResult)cubind_status_error(CUBIND_LIB_CUFFT, 55, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cufft_xt_set_work_area_policy(...) cubind_cufft_xt_set_work_area_policy_inline(__VA_ARGS__)
+#endif /* CUBIND_INLINE */
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop

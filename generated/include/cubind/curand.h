@@ -9,6 +9,7 @@
 #define CUBIND_CURAND_H
 
 #include "cubind/platform.h"
+#include "cubind/inline.h"
 #include "cubind/curand_types.h"
 
 /*
@@ -338,6 +339,390 @@ curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t 
  */
 CUBIND_API
 curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **constants);
+
+/* The slots of libcurand, read by the inline form (cubind/inline.h); libcubind's, read-only here. */
+CUBIND_API extern cubind_slot *const cubind_curand_slots_2f1fe0d78a19;
+
+#if defined(CUBIND_INLINE)
+/* The inline form of each wrapper above (cubind/inline.h): the hot path here, the rest in libcubind. */
+
+static inline curandStatus_t cubind_curand_create_generator_inline(curandGenerator_t *generator, curandRngType_t rng_type)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t *generator, curandRngType_t rng_type) = (curandStatus_t (*)(curandGenerator_t *generator, curandRngType_t rng_type))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 0);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_create_generator)(generator, rng_type);
+    cubind_status = cubind_fn(generator, rng_type);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 0, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_create_generator(...) cubind_curand_create_generator_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_create_generator_host_inline(curandGenerator_t *generator, curandRngType_t rng_type)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t *generator, curandRngType_t rng_type) = (curandStatus_t (*)(curandGenerator_t *generator, curandRngType_t rng_type))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 1);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_create_generator_host)(generator, rng_type);
+    cubind_status = cubind_fn(generator, rng_type);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 1, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_create_generator_host(...) cubind_curand_create_generator_host_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_destroy_generator_inline(curandGenerator_t generator)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator) = (curandStatus_t (*)(curandGenerator_t generator))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 2);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_destroy_generator)(generator);
+    cubind_status = cubind_fn(generator);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 2, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_destroy_generator(...) cubind_curand_destroy_generator_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_get_version_inline(int *version)
+{
+    curandStatus_t (*cubind_fn)(int *version) = (curandStatus_t (*)(int *version))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 3);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_get_version)(version);
+    cubind_status = cubind_fn(version);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 3, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_get_version(...) cubind_curand_get_version_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_get_property_inline(libraryPropertyType type, int *value)
+{
+    curandStatus_t (*cubind_fn)(libraryPropertyType type, int *value) = (curandStatus_t (*)(libraryPropertyType type, int *value))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 4);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_get_property)(type, value);
+    cubind_status = cubind_fn(type, value);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 4, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_get_property(...) cubind_curand_get_property_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_set_stream_inline(curandGenerator_t generator, cudaStream_t stream)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, cudaStream_t stream) = (curandStatus_t (*)(curandGenerator_t generator, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 5);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_set_stream)(generator, stream);
+    cubind_status = cubind_fn(generator, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 5, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_set_stream(...) cubind_curand_set_stream_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_set_pseudo_random_generator_seed_inline(curandGenerator_t generator, unsigned long long seed)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned long long seed) = (curandStatus_t (*)(curandGenerator_t generator, unsigned long long seed))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 6);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_set_pseudo_random_generator_seed)(generator, seed);
+    cubind_status = cubind_fn(generator, seed);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 6, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_set_pseudo_random_generator_seed(...) cubind_curand_set_pseudo_random_generator_seed_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_set_generator_offset_inline(curandGenerator_t generator, unsigned long long offset)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned long long offset) = (curandStatus_t (*)(curandGenerator_t generator, unsigned long long offset))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 7);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_set_generator_offset)(generator, offset);
+    cubind_status = cubind_fn(generator, offset);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 7, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_set_generator_offset(...) cubind_curand_set_generator_offset_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_set_generator_ordering_inline(curandGenerator_t generator, curandOrdering_t order)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, curandOrdering_t order) = (curandStatus_t (*)(curandGenerator_t generator, curandOrdering_t order))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 8);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_set_generator_ordering)(generator, order);
+    cubind_status = cubind_fn(generator, order);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 8, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_set_generator_ordering(...) cubind_curand_set_generator_ordering_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_set_quasi_random_generator_dimensions_inline(curandGenerator_t generator, unsigned int num_dimensions)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned int num_dimensions) = (curandStatus_t (*)(curandGenerator_t generator, unsigned int num_dimensions))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 9);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_set_quasi_random_generator_dimensions)(generator, num_dimensions);
+    cubind_status = cubind_fn(generator, num_dimensions);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 9, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_set_quasi_random_generator_dimensions(...) cubind_curand_set_quasi_random_generator_dimensions_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_generate_inline(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num) = (curandStatus_t (*)(curandGenerator_t generator, unsigned int *outputPtr, size_t num))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 10);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_generate)(generator, outputPtr, num);
+    cubind_status = cubind_fn(generator, outputPtr, num);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 10, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_generate(...) cubind_curand_generate_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_generate_long_long_inline(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned long long *outputPtr, size_t num) = (curandStatus_t (*)(curandGenerator_t generator, unsigned long long *outputPtr, size_t num))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 11);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_generate_long_long)(generator, outputPtr, num);
+    cubind_status = cubind_fn(generator, outputPtr, num);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 11, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_generate_long_long(...) cubind_curand_generate_long_long_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_generate_uniform_inline(curandGenerator_t generator, float *outputPtr, size_t num)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, float *outputPtr, size_t num) = (curandStatus_t (*)(curandGenerator_t generator, float *outputPtr, size_t num))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 12);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_generate_uniform)(generator, outputPtr, num);
+    cubind_status = cubind_fn(generator, outputPtr, num);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 12, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_generate_uniform(...) cubind_curand_generate_uniform_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_generate_uniform_double_inline(curandGenerator_t generator, double *outputPtr, size_t num)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, double *outputPtr, size_t num) = (curandStatus_t (*)(curandGenerator_t generator, double *outputPtr, size_t num))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 13);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_generate_uniform_double)(generator, outputPtr, num);
+    cubind_status = cubind_fn(generator, outputPtr, num);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 13, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_generate_uniform_double(...) cubind_curand_generate_uniform_double_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_generate_normal_inline(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev) = (curandStatus_t (*)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 14);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_generate_normal)(generator, outputPtr, n, mean, stddev);
+    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 14, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_generate_normal(...) cubind_curand_generate_normal_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_generate_normal_double_inline(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev) = (curandStatus_t (*)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 15);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_generate_normal_double)(generator, outputPtr, n, mean, stddev);
+    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 15, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_generate_normal_double(...) cubind_curand_generate_normal_double_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_generate_log_normal_inline(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev) = (curandStatus_t (*)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 16);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_generate_log_normal)(generator, outputPtr, n, mean, stddev);
+    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 16, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_generate_log_normal(...) cubind_curand_generate_log_normal_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_generate_log_normal_double_inline(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev) = (curandStatus_t (*)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 17);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_generate_log_normal_double)(generator, outputPtr, n, mean, stddev);
+    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 17, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_generate_log_normal_double(...) cubind_curand_generate_log_normal_double_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_create_poisson_distribution_inline(double lambda, curandDiscreteDistribution_t *discrete_distribution)
+{
+    curandStatus_t (*cubind_fn)(double lambda, curandDiscreteDistribution_t *discrete_distribution) = (curandStatus_t (*)(double lambda, curandDiscreteDistribution_t *discrete_distribution))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 18);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_create_poisson_distribution)(lambda, discrete_distribution);
+    cubind_status = cubind_fn(lambda, discrete_distribution);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 18, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_create_poisson_distribution(...) cubind_curand_create_poisson_distribution_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_destroy_distribution_inline(curandDiscreteDistribution_t discrete_distribution)
+{
+    curandStatus_t (*cubind_fn)(curandDiscreteDistribution_t discrete_distribution) = (curandStatus_t (*)(curandDiscreteDistribution_t discrete_distribution))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 19);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_destroy_distribution)(discrete_distribution);
+    cubind_status = cubind_fn(discrete_distribution);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 19, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_destroy_distribution(...) cubind_curand_destroy_distribution_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_generate_poisson_inline(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda) = (curandStatus_t (*)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 20);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_generate_poisson)(generator, outputPtr, n, lambda);
+    cubind_status = cubind_fn(generator, outputPtr, n, lambda);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 20, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_generate_poisson(...) cubind_curand_generate_poisson_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_generate_poisson_method_inline(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method) = (curandStatus_t (*)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 21);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_generate_poisson_method)(generator, outputPtr, n, lambda, method);
+    cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 21, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_generate_poisson_method(...) cubind_curand_generate_poisson_method_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_generate_binomial_inline(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p) = (curandStatus_t (*)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 22);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_generate_binomial)(generator, outputPtr, num, n, p);
+    cubind_status = cubind_fn(generator, outputPtr, num, n, p);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 22, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_generate_binomial(...) cubind_curand_generate_binomial_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_generate_binomial_method_inline(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method) = (curandStatus_t (*)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 23);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_generate_binomial_method)(generator, outputPtr, num, n, p, method);
+    cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 23, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_generate_binomial_method(...) cubind_curand_generate_binomial_method_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_generate_seeds_inline(curandGenerator_t generator)
+{
+    curandStatus_t (*cubind_fn)(curandGenerator_t generator) = (curandStatus_t (*)(curandGenerator_t generator))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 24);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_generate_seeds)(generator);
+    cubind_status = cubind_fn(generator);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 24, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_generate_seeds(...) cubind_curand_generate_seeds_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_get_direction_vectors32_inline(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
+{
+    curandStatus_t (*cubind_fn)(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set) = (curandStatus_t (*)(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 25);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_get_direction_vectors32)(vectors, set);
+    cubind_status = cubind_fn(vectors, set);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 25, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_get_direction_vectors32(...) cubind_curand_get_direction_vectors32_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_get_scramble_constants32_inline(unsigned int **constants)
+{
+    curandStatus_t (*cubind_fn)(unsigned int **constants) = (curandStatus_t (*)(unsigned int **constants))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 26);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_get_scramble_constants32)(constants);
+    cubind_status = cubind_fn(constants);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 26, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_get_scramble_constants32(...) cubind_curand_get_scramble_constants32_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_get_direction_vectors64_inline(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
+{
+    curandStatus_t (*cubind_fn)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set) = (curandStatus_t (*)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 27);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_get_direction_vectors64)(vectors, set);
+    cubind_status = cubind_fn(vectors, set);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 27, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_get_direction_vectors64(...) cubind_curand_get_direction_vectors64_inline(__VA_ARGS__)
+
+static inline curandStatus_t cubind_curand_get_scramble_constants64_inline(unsigned long long **constants)
+{
+    curandStatus_t (*cubind_fn)(unsigned long long **constants) = (curandStatus_t (*)(unsigned long long **constants))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 28);
+    curandStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_curand_get_scramble_constants64)(constants);
+    cubind_status = cubind_fn(constants);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
+        return (curandStatus_t)cubind_status_error(CUBIND_LIB_CURAND, 28, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_curand_get_scramble_constants64(...) cubind_curand_get_scramble_constants64_inline(__VA_ARGS__)
+#endif /* CUBIND_INLINE */
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop

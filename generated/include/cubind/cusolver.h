@@ -9,6 +9,7 @@
 #define CUBIND_CUSOLVER_H
 
 #include "cubind/platform.h"
+#include "cubind/inline.h"
 #include "cubind/cusolver_types.h"
 
 /*
@@ -46,6 +47,39 @@ cusolverStatus_t cubind_cusolver_get_property(libraryPropertyType type, int *val
  */
 CUBIND_API
 cusolverStatus_t cubind_cusolver_get_version(int *version);
+
+/* The slots of libcusolver, read by the inline form (cubind/inline.h); libcubind's, read-only here. */
+CUBIND_API extern cubind_slot *const cubind_cusolver_slots_6d0ca01c4a26;
+
+#if defined(CUBIND_INLINE)
+/* The inline form of each wrapper above (cubind/inline.h): the hot path here, the rest in libcubind. */
+
+static inline cusolverStatus_t cubind_cusolver_get_property_inline(libraryPropertyType type, int *value)
+{
+    cusolverStatus_t (*cubind_fn)(libraryPropertyType type, int *value) = (cusolverStatus_t (*)(libraryPropertyType type, int *value))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 0);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolver_get_property)(type, value);
+    cubind_status = cubind_fn(type, value);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 0, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolver_get_property(...) cubind_cusolver_get_property_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolver_get_version_inline(int *version)
+{
+    cusolverStatus_t (*cubind_fn)(int *version) = (cusolverStatus_t (*)(int *version))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 1);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolver_get_version)(version);
+    cubind_status = cubind_fn(version);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 1, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolver_get_version(...) cubind_cusolver_get_version_inline(__VA_ARGS__)
+#endif /* CUBIND_INLINE */
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop

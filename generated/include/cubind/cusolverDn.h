@@ -9,6 +9,7 @@
 #define CUBIND_CUSOLVERDN_H
 
 #include "cubind/platform.h"
+#include "cubind/inline.h"
 #include "cubind/cusolverDn_types.h"
 
 /*
@@ -6533,6 +6534,4914 @@ cusolverStatus_t cubind_cusolverDn_logger_set_mask(int mask);
  */
 CUBIND_API
 cusolverStatus_t cubind_cusolverDn_logger_force_disable(void);
+
+/* The slots of libcusolver, read by the inline form (cubind/inline.h); libcubind's, read-only here. */
+CUBIND_API extern cubind_slot *const cubind_cusolver_slots_6d0ca01c4a26;
+
+#if defined(CUBIND_INLINE)
+/* The inline form of each wrapper above (cubind/inline.h): the hot path here, the rest in libcubind. */
+
+static inline cusolverStatus_t cubind_cusolverDn_create_inline(cusolverDnHandle_t *handle)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t *handle) = (cusolverStatus_t (*)(cusolverDnHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 2);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_create)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 2, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_create(...) cubind_cusolverDn_create_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_destroy_inline(cusolverDnHandle_t handle)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle) = (cusolverStatus_t (*)(cusolverDnHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 3);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_destroy)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 3, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_destroy(...) cubind_cusolverDn_destroy_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_set_stream_inline(cusolverDnHandle_t handle, cudaStream_t streamId)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cudaStream_t streamId) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cudaStream_t streamId))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 4);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_set_stream)(handle, streamId);
+    cubind_status = cubind_fn(handle, streamId);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 4, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_set_stream(...) cubind_cusolverDn_set_stream_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_get_stream_inline(cusolverDnHandle_t handle, cudaStream_t *streamId)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cudaStream_t *streamId) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cudaStream_t *streamId))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 5);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_get_stream)(handle, streamId);
+    cubind_status = cubind_fn(handle, streamId);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 5, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_get_stream(...) cubind_cusolverDn_get_stream_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_set_deterministic_mode_inline(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 6);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_set_deterministic_mode)(handle, mode);
+    cubind_status = cubind_fn(handle, mode);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 6, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_set_deterministic_mode(...) cubind_cusolverDn_set_deterministic_mode_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_get_deterministic_mode_inline(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 7);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_get_deterministic_mode)(handle, mode);
+    cubind_status = cubind_fn(handle, mode);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 7, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_get_deterministic_mode(...) cubind_cusolverDn_get_deterministic_mode_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_set_math_mode_inline(cusolverDnHandle_t handle, cusolverMathMode_t mode)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverMathMode_t mode) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverMathMode_t mode))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 8);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_set_math_mode)(handle, mode);
+    cubind_status = cubind_fn(handle, mode);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 8, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_set_math_mode(...) cubind_cusolverDn_set_math_mode_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_get_math_mode_inline(cusolverDnHandle_t handle, cusolverMathMode_t *mode)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverMathMode_t *mode) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverMathMode_t *mode))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 9);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_get_math_mode)(handle, mode);
+    cubind_status = cubind_fn(handle, mode);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 9, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_get_math_mode(...) cubind_cusolverDn_get_math_mode_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_set_emulation_strategy_inline(cusolverDnHandle_t handle, cudaEmulationStrategy_t strategy)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cudaEmulationStrategy_t strategy) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cudaEmulationStrategy_t strategy))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 10);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_set_emulation_strategy)(handle, strategy);
+    cubind_status = cubind_fn(handle, strategy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 10, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_set_emulation_strategy(...) cubind_cusolverDn_set_emulation_strategy_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_get_emulation_strategy_inline(cusolverDnHandle_t handle, cudaEmulationStrategy_t *strategy)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cudaEmulationStrategy_t *strategy) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cudaEmulationStrategy_t *strategy))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 11);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_get_emulation_strategy)(handle, strategy);
+    cubind_status = cubind_fn(handle, strategy);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 11, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_get_emulation_strategy(...) cubind_cusolverDn_get_emulation_strategy_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_params_create_inline(cusolverDnIRSParams_t *params_ptr)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t *params_ptr) = (cusolverStatus_t (*)(cusolverDnIRSParams_t *params_ptr))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 12);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_params_create)(params_ptr);
+    cubind_status = cubind_fn(params_ptr);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 12, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_params_create(...) cubind_cusolverDn_irs_params_create_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_params_destroy_inline(cusolverDnIRSParams_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 13);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_params_destroy)(params);
+    cubind_status = cubind_fn(params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 13, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_params_destroy(...) cubind_cusolverDn_irs_params_destroy_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_refinement_solver_inline(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 14);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_params_set_refinement_solver)(params, refinement_solver);
+    cubind_status = cubind_fn(params, refinement_solver);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 14, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_params_set_refinement_solver(...) cubind_cusolverDn_irs_params_set_refinement_solver_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_solver_main_precision_inline(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 15);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_params_set_solver_main_precision)(params, solver_main_precision);
+    cubind_status = cubind_fn(params, solver_main_precision);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 15, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_params_set_solver_main_precision(...) cubind_cusolverDn_irs_params_set_solver_main_precision_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_solver_lowest_precision_inline(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 16);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_params_set_solver_lowest_precision)(params, solver_lowest_precision);
+    cubind_status = cubind_fn(params, solver_lowest_precision);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 16, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_params_set_solver_lowest_precision(...) cubind_cusolverDn_irs_params_set_solver_lowest_precision_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_solver_precisions_inline(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 17);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_params_set_solver_precisions)(params, solver_main_precision, solver_lowest_precision);
+    cubind_status = cubind_fn(params, solver_main_precision, solver_lowest_precision);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 17, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_params_set_solver_precisions(...) cubind_cusolverDn_irs_params_set_solver_precisions_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_tol_inline(cusolverDnIRSParams_t params, double val)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, double val) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, double val))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 18);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_params_set_tol)(params, val);
+    cubind_status = cubind_fn(params, val);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 18, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_params_set_tol(...) cubind_cusolverDn_irs_params_set_tol_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_tol_inner_inline(cusolverDnIRSParams_t params, double val)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, double val) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, double val))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 19);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_params_set_tol_inner)(params, val);
+    cubind_status = cubind_fn(params, val);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 19, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_params_set_tol_inner(...) cubind_cusolverDn_irs_params_set_tol_inner_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_max_iters_inline(cusolverDnIRSParams_t params, cusolver_int_t maxiters)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, cusolver_int_t maxiters) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, cusolver_int_t maxiters))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 20);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_params_set_max_iters)(params, maxiters);
+    cubind_status = cubind_fn(params, maxiters);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 20, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_params_set_max_iters(...) cubind_cusolverDn_irs_params_set_max_iters_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_max_iters_inner_inline(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 21);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_params_set_max_iters_inner)(params, maxiters_inner);
+    cubind_status = cubind_fn(params, maxiters_inner);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 21, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_params_set_max_iters_inner(...) cubind_cusolverDn_irs_params_set_max_iters_inner_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_params_get_max_iters_inline(cusolverDnIRSParams_t params, cusolver_int_t *maxiters)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, cusolver_int_t *maxiters) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, cusolver_int_t *maxiters))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 22);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_params_get_max_iters)(params, maxiters);
+    cubind_status = cubind_fn(params, maxiters);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 22, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_params_get_max_iters(...) cubind_cusolverDn_irs_params_get_max_iters_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_params_enable_fallback_inline(cusolverDnIRSParams_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 23);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_params_enable_fallback)(params);
+    cubind_status = cubind_fn(params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 23, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_params_enable_fallback(...) cubind_cusolverDn_irs_params_enable_fallback_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_params_disable_fallback_inline(cusolverDnIRSParams_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 24);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_params_disable_fallback)(params);
+    cubind_status = cubind_fn(params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 24, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_params_disable_fallback(...) cubind_cusolverDn_irs_params_disable_fallback_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_infos_destroy_inline(cusolverDnIRSInfos_t infos)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSInfos_t infos) = (cusolverStatus_t (*)(cusolverDnIRSInfos_t infos))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 25);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_infos_destroy)(infos);
+    cubind_status = cubind_fn(infos);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 25, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_infos_destroy(...) cubind_cusolverDn_irs_infos_destroy_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_infos_create_inline(cusolverDnIRSInfos_t *infos_ptr)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSInfos_t *infos_ptr) = (cusolverStatus_t (*)(cusolverDnIRSInfos_t *infos_ptr))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 26);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_infos_create)(infos_ptr);
+    cubind_status = cubind_fn(infos_ptr);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 26, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_infos_create(...) cubind_cusolverDn_irs_infos_create_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_infos_get_niters_inline(cusolverDnIRSInfos_t infos, cusolver_int_t *niters)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSInfos_t infos, cusolver_int_t *niters) = (cusolverStatus_t (*)(cusolverDnIRSInfos_t infos, cusolver_int_t *niters))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 27);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_infos_get_niters)(infos, niters);
+    cubind_status = cubind_fn(infos, niters);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 27, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_infos_get_niters(...) cubind_cusolverDn_irs_infos_get_niters_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_infos_get_outer_niters_inline(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters) = (cusolverStatus_t (*)(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 28);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_infos_get_outer_niters)(infos, outer_niters);
+    cubind_status = cubind_fn(infos, outer_niters);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 28, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_infos_get_outer_niters(...) cubind_cusolverDn_irs_infos_get_outer_niters_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_infos_request_residual_inline(cusolverDnIRSInfos_t infos)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSInfos_t infos) = (cusolverStatus_t (*)(cusolverDnIRSInfos_t infos))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 29);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_infos_request_residual)(infos);
+    cubind_status = cubind_fn(infos);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 29, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_infos_request_residual(...) cubind_cusolverDn_irs_infos_request_residual_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_infos_get_residual_history_inline(cusolverDnIRSInfos_t infos, void **residual_history)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSInfos_t infos, void **residual_history) = (cusolverStatus_t (*)(cusolverDnIRSInfos_t infos, void **residual_history))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 30);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_infos_get_residual_history)(infos, residual_history);
+    cubind_status = cubind_fn(infos, residual_history);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 30, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_infos_get_residual_history(...) cubind_cusolverDn_irs_infos_get_residual_history_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_infos_get_max_iters_inline(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters) = (cusolverStatus_t (*)(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 31);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_infos_get_max_iters)(infos, maxiters);
+    cubind_status = cubind_fn(infos, maxiters);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 31, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_infos_get_max_iters(...) cubind_cusolverDn_irs_infos_get_max_iters_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zz_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 32);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zz_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 32, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zz_gesv(...) cubind_cusolverDn_zz_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zc_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 33);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zc_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 33, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zc_gesv(...) cubind_cusolverDn_zc_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zk_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 34);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zk_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 34, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zk_gesv(...) cubind_cusolverDn_zk_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ze_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 35);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ze_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 35, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ze_gesv(...) cubind_cusolverDn_ze_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zy_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 36);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zy_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 36, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zy_gesv(...) cubind_cusolverDn_zy_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cc_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 37);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cc_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 37, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cc_gesv(...) cubind_cusolverDn_cc_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ce_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 38);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ce_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 38, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ce_gesv(...) cubind_cusolverDn_ce_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ck_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 39);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ck_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 39, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ck_gesv(...) cubind_cusolverDn_ck_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cy_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 40);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cy_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 40, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cy_gesv(...) cubind_cusolverDn_cy_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dd_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 41);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dd_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 41, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dd_gesv(...) cubind_cusolverDn_dd_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ds_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 42);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ds_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 42, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ds_gesv(...) cubind_cusolverDn_ds_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dh_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 43);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dh_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 43, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dh_gesv(...) cubind_cusolverDn_dh_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_db_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 44);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_db_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 44, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_db_gesv(...) cubind_cusolverDn_db_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dx_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 45);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dx_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 45, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dx_gesv(...) cubind_cusolverDn_dx_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ss_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 46);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ss_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 46, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ss_gesv(...) cubind_cusolverDn_ss_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sh_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 47);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sh_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 47, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sh_gesv(...) cubind_cusolverDn_sh_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sb_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 48);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sb_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 48, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sb_gesv(...) cubind_cusolverDn_sb_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sx_gesv_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 49);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sx_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 49, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sx_gesv(...) cubind_cusolverDn_sx_gesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zz_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 50);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zz_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 50, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zz_gesv_buffer_size(...) cubind_cusolverDn_zz_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zc_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 51);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zc_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 51, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zc_gesv_buffer_size(...) cubind_cusolverDn_zc_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zk_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 52);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zk_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 52, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zk_gesv_buffer_size(...) cubind_cusolverDn_zk_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ze_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 53);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ze_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 53, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ze_gesv_buffer_size(...) cubind_cusolverDn_ze_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zy_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 54);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zy_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 54, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zy_gesv_buffer_size(...) cubind_cusolverDn_zy_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cc_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 55);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cc_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 55, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cc_gesv_buffer_size(...) cubind_cusolverDn_cc_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ck_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 56);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ck_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 56, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ck_gesv_buffer_size(...) cubind_cusolverDn_ck_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ce_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 57);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ce_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 57, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ce_gesv_buffer_size(...) cubind_cusolverDn_ce_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cy_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 58);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cy_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 58, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cy_gesv_buffer_size(...) cubind_cusolverDn_cy_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dd_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 59);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dd_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 59, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dd_gesv_buffer_size(...) cubind_cusolverDn_dd_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ds_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 60);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ds_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 60, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ds_gesv_buffer_size(...) cubind_cusolverDn_ds_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dh_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 61);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dh_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 61, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dh_gesv_buffer_size(...) cubind_cusolverDn_dh_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_db_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 62);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_db_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 62, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_db_gesv_buffer_size(...) cubind_cusolverDn_db_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dx_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 63);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dx_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 63, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dx_gesv_buffer_size(...) cubind_cusolverDn_dx_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ss_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 64);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ss_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 64, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ss_gesv_buffer_size(...) cubind_cusolverDn_ss_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sh_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 65);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sh_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 65, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sh_gesv_buffer_size(...) cubind_cusolverDn_sh_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sb_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 66);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sb_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 66, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sb_gesv_buffer_size(...) cubind_cusolverDn_sb_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sx_gesv_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 67);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sx_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 67, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sx_gesv_buffer_size(...) cubind_cusolverDn_sx_gesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zz_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 68);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zz_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 68, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zz_gels(...) cubind_cusolverDn_zz_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zc_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 69);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zc_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 69, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zc_gels(...) cubind_cusolverDn_zc_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zk_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 70);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zk_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 70, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zk_gels(...) cubind_cusolverDn_zk_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ze_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 71);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ze_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 71, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ze_gels(...) cubind_cusolverDn_ze_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zy_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 72);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zy_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 72, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zy_gels(...) cubind_cusolverDn_zy_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cc_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 73);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cc_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 73, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cc_gels(...) cubind_cusolverDn_cc_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ck_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 74);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ck_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 74, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ck_gels(...) cubind_cusolverDn_ck_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ce_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 75);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ce_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 75, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ce_gels(...) cubind_cusolverDn_ce_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cy_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 76);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cy_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 76, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cy_gels(...) cubind_cusolverDn_cy_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dd_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 77);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dd_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 77, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dd_gels(...) cubind_cusolverDn_dd_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ds_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 78);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ds_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 78, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ds_gels(...) cubind_cusolverDn_ds_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dh_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 79);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dh_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 79, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dh_gels(...) cubind_cusolverDn_dh_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_db_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 80);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_db_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 80, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_db_gels(...) cubind_cusolverDn_db_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dx_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 81);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dx_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 81, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dx_gels(...) cubind_cusolverDn_dx_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ss_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 82);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ss_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 82, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ss_gels(...) cubind_cusolverDn_ss_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sh_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 83);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sh_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 83, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sh_gels(...) cubind_cusolverDn_sh_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sb_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 84);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sb_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 84, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sb_gels(...) cubind_cusolverDn_sb_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sx_gels_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 85);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sx_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 85, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sx_gels(...) cubind_cusolverDn_sx_gels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zz_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 86);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zz_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 86, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zz_gels_buffer_size(...) cubind_cusolverDn_zz_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zc_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 87);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zc_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 87, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zc_gels_buffer_size(...) cubind_cusolverDn_zc_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zk_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 88);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zk_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 88, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zk_gels_buffer_size(...) cubind_cusolverDn_zk_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ze_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 89);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ze_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 89, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ze_gels_buffer_size(...) cubind_cusolverDn_ze_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zy_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 90);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zy_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 90, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zy_gels_buffer_size(...) cubind_cusolverDn_zy_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cc_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 91);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cc_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 91, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cc_gels_buffer_size(...) cubind_cusolverDn_cc_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ck_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 92);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ck_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 92, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ck_gels_buffer_size(...) cubind_cusolverDn_ck_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ce_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 93);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ce_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 93, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ce_gels_buffer_size(...) cubind_cusolverDn_ce_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cy_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 94);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cy_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 94, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cy_gels_buffer_size(...) cubind_cusolverDn_cy_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dd_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 95);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dd_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 95, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dd_gels_buffer_size(...) cubind_cusolverDn_dd_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ds_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 96);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ds_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 96, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ds_gels_buffer_size(...) cubind_cusolverDn_ds_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dh_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 97);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dh_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 97, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dh_gels_buffer_size(...) cubind_cusolverDn_dh_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_db_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 98);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_db_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 98, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_db_gels_buffer_size(...) cubind_cusolverDn_db_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dx_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 99);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dx_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 99, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dx_gels_buffer_size(...) cubind_cusolverDn_dx_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ss_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 100);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ss_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 100, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ss_gels_buffer_size(...) cubind_cusolverDn_ss_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sh_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 101);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sh_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 101, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sh_gels_buffer_size(...) cubind_cusolverDn_sh_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sb_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 102);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sb_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 102, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sb_gels_buffer_size(...) cubind_cusolverDn_sb_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sx_gels_buffer_size_inline(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 103);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sx_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 103, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sx_gels_buffer_size(...) cubind_cusolverDn_sx_gels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_xgesv_inline(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 104);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_xgesv)(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
+    cubind_status = cubind_fn(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 104, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_xgesv(...) cubind_cusolverDn_irs_xgesv_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_xgesv_buffer_size_inline(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 105);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_xgesv_buffer_size)(handle, params, n, nrhs, lwork_bytes);
+    cubind_status = cubind_fn(handle, params, n, nrhs, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 105, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_xgesv_buffer_size(...) cubind_cusolverDn_irs_xgesv_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_xgels_inline(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 106);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_xgels)(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
+    cubind_status = cubind_fn(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 106, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_xgels(...) cubind_cusolverDn_irs_xgels_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_irs_xgels_buffer_size_inline(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 107);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_irs_xgels_buffer_size)(handle, params, m, n, nrhs, lwork_bytes);
+    cubind_status = cubind_fn(handle, params, m, n, nrhs, lwork_bytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 107, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_irs_xgels_buffer_size(...) cubind_cusolverDn_irs_xgels_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_spotrf_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 108);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_spotrf_buffer_size)(handle, uplo, n, A, lda, Lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 108, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_spotrf_buffer_size(...) cubind_cusolverDn_spotrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dpotrf_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 109);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dpotrf_buffer_size)(handle, uplo, n, A, lda, Lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 109, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dpotrf_buffer_size(...) cubind_cusolverDn_dpotrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cpotrf_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 110);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cpotrf_buffer_size)(handle, uplo, n, A, lda, Lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 110, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cpotrf_buffer_size(...) cubind_cusolverDn_cpotrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zpotrf_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *Lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 111);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zpotrf_buffer_size)(handle, uplo, n, A, lda, Lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 111, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zpotrf_buffer_size(...) cubind_cusolverDn_zpotrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_spotrf_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 112);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_spotrf)(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 112, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_spotrf(...) cubind_cusolverDn_spotrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dpotrf_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 113);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dpotrf)(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 113, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dpotrf(...) cubind_cusolverDn_dpotrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cpotrf_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 114);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cpotrf)(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 114, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cpotrf(...) cubind_cusolverDn_cpotrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zpotrf_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int Lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 115);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zpotrf)(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 115, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zpotrf(...) cubind_cusolverDn_zpotrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_spotrs_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 116);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_spotrs)(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 116, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_spotrs(...) cubind_cusolverDn_spotrs_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dpotrs_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 117);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dpotrs)(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 117, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dpotrs(...) cubind_cusolverDn_dpotrs_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cpotrs_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 118);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cpotrs)(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 118, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cpotrs(...) cubind_cusolverDn_cpotrs_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zpotrs_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 119);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zpotrs)(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 119, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zpotrs(...) cubind_cusolverDn_zpotrs_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_spotrf_batched_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *Aarray[], int lda, int *infoArray, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *Aarray[], int lda, int *infoArray, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *Aarray[], int lda, int *infoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 120);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_spotrf_batched)(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+    cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 120, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_spotrf_batched(...) cubind_cusolverDn_spotrf_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dpotrf_batched_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *Aarray[], int lda, int *infoArray, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *Aarray[], int lda, int *infoArray, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *Aarray[], int lda, int *infoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 121);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dpotrf_batched)(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+    cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 121, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dpotrf_batched(...) cubind_cusolverDn_dpotrf_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cpotrf_batched_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *Aarray[], int lda, int *infoArray, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *Aarray[], int lda, int *infoArray, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *Aarray[], int lda, int *infoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 122);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cpotrf_batched)(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+    cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 122, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cpotrf_batched(...) cubind_cusolverDn_cpotrf_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zpotrf_batched_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *Aarray[], int lda, int *infoArray, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *Aarray[], int lda, int *infoArray, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *Aarray[], int lda, int *infoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 123);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zpotrf_batched)(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+    cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 123, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zpotrf_batched(...) cubind_cusolverDn_zpotrf_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_spotrs_batched_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float *A[], int lda, float *B[], int ldb, int *d_info, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float *A[], int lda, float *B[], int ldb, int *d_info, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float *A[], int lda, float *B[], int ldb, int *d_info, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 124);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_spotrs_batched)(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+    cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 124, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_spotrs_batched(...) cubind_cusolverDn_spotrs_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dpotrs_batched_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double *A[], int lda, double *B[], int ldb, int *d_info, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double *A[], int lda, double *B[], int ldb, int *d_info, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double *A[], int lda, double *B[], int ldb, int *d_info, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 125);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dpotrs_batched)(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+    cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 125, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dpotrs_batched(...) cubind_cusolverDn_dpotrs_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cpotrs_batched_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex *A[], int lda, cuComplex *B[], int ldb, int *d_info, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex *A[], int lda, cuComplex *B[], int ldb, int *d_info, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex *A[], int lda, cuComplex *B[], int ldb, int *d_info, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 126);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cpotrs_batched)(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+    cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 126, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cpotrs_batched(...) cubind_cusolverDn_cpotrs_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zpotrs_batched_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuDoubleComplex *A[], int lda, cuDoubleComplex *B[], int ldb, int *d_info, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuDoubleComplex *A[], int lda, cuDoubleComplex *B[], int ldb, int *d_info, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuDoubleComplex *A[], int lda, cuDoubleComplex *B[], int ldb, int *d_info, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 127);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zpotrs_batched)(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+    cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 127, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zpotrs_batched(...) cubind_cusolverDn_zpotrs_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_spotri_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 128);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_spotri_buffer_size)(handle, uplo, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 128, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_spotri_buffer_size(...) cubind_cusolverDn_spotri_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dpotri_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 129);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dpotri_buffer_size)(handle, uplo, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 129, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dpotri_buffer_size(...) cubind_cusolverDn_dpotri_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cpotri_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 130);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cpotri_buffer_size)(handle, uplo, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 130, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cpotri_buffer_size(...) cubind_cusolverDn_cpotri_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zpotri_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 131);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zpotri_buffer_size)(handle, uplo, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 131, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zpotri_buffer_size(...) cubind_cusolverDn_zpotri_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_spotri_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 132);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_spotri)(handle, uplo, n, A, lda, work, lwork, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 132, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_spotri(...) cubind_cusolverDn_spotri_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dpotri_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 133);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dpotri)(handle, uplo, n, A, lda, work, lwork, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 133, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dpotri(...) cubind_cusolverDn_dpotri_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cpotri_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 134);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cpotri)(handle, uplo, n, A, lda, work, lwork, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 134, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cpotri(...) cubind_cusolverDn_cpotri_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zpotri_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 135);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zpotri)(handle, uplo, n, A, lda, work, lwork, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 135, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zpotri(...) cubind_cusolverDn_zpotri_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xtrtri_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 136);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xtrtri_buffer_size)(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    cubind_status = cubind_fn(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 136, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xtrtri_buffer_size(...) cubind_cusolverDn_xtrtri_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xtrtri_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 137);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xtrtri)(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
+    cubind_status = cubind_fn(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 137, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xtrtri(...) cubind_cusolverDn_xtrtri_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_slauum_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 138);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_slauum_buffer_size)(handle, uplo, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 138, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_slauum_buffer_size(...) cubind_cusolverDn_slauum_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dlauum_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 139);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dlauum_buffer_size)(handle, uplo, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 139, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dlauum_buffer_size(...) cubind_cusolverDn_dlauum_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_clauum_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 140);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_clauum_buffer_size)(handle, uplo, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 140, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_clauum_buffer_size(...) cubind_cusolverDn_clauum_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zlauum_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 141);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zlauum_buffer_size)(handle, uplo, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 141, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zlauum_buffer_size(...) cubind_cusolverDn_zlauum_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_slauum_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 142);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_slauum)(handle, uplo, n, A, lda, work, lwork, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 142, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_slauum(...) cubind_cusolverDn_slauum_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dlauum_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 143);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dlauum)(handle, uplo, n, A, lda, work, lwork, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 143, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dlauum(...) cubind_cusolverDn_dlauum_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_clauum_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 144);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_clauum)(handle, uplo, n, A, lda, work, lwork, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 144, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_clauum(...) cubind_cusolverDn_clauum_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zlauum_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 145);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zlauum)(handle, uplo, n, A, lda, work, lwork, devInfo);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 145, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zlauum(...) cubind_cusolverDn_zlauum_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgetrf_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 146);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgetrf_buffer_size)(handle, m, n, A, lda, Lwork);
+    cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 146, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgetrf_buffer_size(...) cubind_cusolverDn_sgetrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgetrf_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *Lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 147);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgetrf_buffer_size)(handle, m, n, A, lda, Lwork);
+    cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 147, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgetrf_buffer_size(...) cubind_cusolverDn_dgetrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgetrf_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *Lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 148);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgetrf_buffer_size)(handle, m, n, A, lda, Lwork);
+    cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 148, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgetrf_buffer_size(...) cubind_cusolverDn_cgetrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgetrf_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *Lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 149);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgetrf_buffer_size)(handle, m, n, A, lda, Lwork);
+    cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 149, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgetrf_buffer_size(...) cubind_cusolverDn_zgetrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgetrf_inline(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 150);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgetrf)(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+    cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 150, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgetrf(...) cubind_cusolverDn_sgetrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgetrf_inline(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *Workspace, int *devIpiv, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *Workspace, int *devIpiv, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *Workspace, int *devIpiv, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 151);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgetrf)(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+    cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 151, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgetrf(...) cubind_cusolverDn_dgetrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgetrf_inline(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *Workspace, int *devIpiv, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *Workspace, int *devIpiv, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *Workspace, int *devIpiv, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 152);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgetrf)(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+    cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 152, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgetrf(...) cubind_cusolverDn_cgetrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgetrf_inline(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int *devIpiv, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int *devIpiv, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int *devIpiv, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 153);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgetrf)(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+    cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 153, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgetrf(...) cubind_cusolverDn_zgetrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_slaswp_inline(cusolverDnHandle_t handle, int n, float *A, int lda, int k1, int k2, const int *devIpiv, int incx)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, float *A, int lda, int k1, int k2, const int *devIpiv, int incx) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, float *A, int lda, int k1, int k2, const int *devIpiv, int incx))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 154);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_slaswp)(handle, n, A, lda, k1, k2, devIpiv, incx);
+    cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 154, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_slaswp(...) cubind_cusolverDn_slaswp_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dlaswp_inline(cusolverDnHandle_t handle, int n, double *A, int lda, int k1, int k2, const int *devIpiv, int incx)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, double *A, int lda, int k1, int k2, const int *devIpiv, int incx) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, double *A, int lda, int k1, int k2, const int *devIpiv, int incx))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 155);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dlaswp)(handle, n, A, lda, k1, k2, devIpiv, incx);
+    cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 155, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dlaswp(...) cubind_cusolverDn_dlaswp_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_claswp_inline(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 156);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_claswp)(handle, n, A, lda, k1, k2, devIpiv, incx);
+    cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 156, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_claswp(...) cubind_cusolverDn_claswp_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zlaswp_inline(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 157);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zlaswp)(handle, n, A, lda, k1, k2, devIpiv, incx);
+    cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 157, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zlaswp(...) cubind_cusolverDn_zlaswp_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgetrs_inline(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *A, int lda, const int *devIpiv, float *B, int ldb, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *A, int lda, const int *devIpiv, float *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *A, int lda, const int *devIpiv, float *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 158);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgetrs)(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+    cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 158, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgetrs(...) cubind_cusolverDn_sgetrs_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgetrs_inline(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *A, int lda, const int *devIpiv, double *B, int ldb, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *A, int lda, const int *devIpiv, double *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *A, int lda, const int *devIpiv, double *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 159);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgetrs)(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+    cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 159, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgetrs(...) cubind_cusolverDn_dgetrs_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgetrs_inline(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 160);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgetrs)(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+    cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 160, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgetrs(...) cubind_cusolverDn_cgetrs_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgetrs_inline(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 161);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgetrs)(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+    cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 161, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgetrs(...) cubind_cusolverDn_zgetrs_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgeqrf_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 162);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgeqrf_buffer_size)(handle, m, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 162, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgeqrf_buffer_size(...) cubind_cusolverDn_sgeqrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgeqrf_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 163);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgeqrf_buffer_size)(handle, m, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 163, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgeqrf_buffer_size(...) cubind_cusolverDn_dgeqrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgeqrf_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 164);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgeqrf_buffer_size)(handle, m, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 164, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgeqrf_buffer_size(...) cubind_cusolverDn_cgeqrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgeqrf_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 165);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgeqrf_buffer_size)(handle, m, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 165, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgeqrf_buffer_size(...) cubind_cusolverDn_zgeqrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgeqrf_inline(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 166);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgeqrf)(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+    cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 166, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgeqrf(...) cubind_cusolverDn_sgeqrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgeqrf_inline(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 167);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgeqrf)(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+    cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 167, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgeqrf(...) cubind_cusolverDn_dgeqrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgeqrf_inline(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 168);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgeqrf)(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+    cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 168, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgeqrf(...) cubind_cusolverDn_cgeqrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgeqrf_inline(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 169);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgeqrf)(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+    cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 169, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgeqrf(...) cubind_cusolverDn_zgeqrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sorgqr_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 170);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sorgqr_buffer_size)(handle, m, n, k, A, lda, tau, lwork);
+    cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 170, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sorgqr_buffer_size(...) cubind_cusolverDn_sorgqr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dorgqr_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 171);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dorgqr_buffer_size)(handle, m, n, k, A, lda, tau, lwork);
+    cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 171, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dorgqr_buffer_size(...) cubind_cusolverDn_dorgqr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cungqr_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 172);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cungqr_buffer_size)(handle, m, n, k, A, lda, tau, lwork);
+    cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 172, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cungqr_buffer_size(...) cubind_cusolverDn_cungqr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zungqr_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 173);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zungqr_buffer_size)(handle, m, n, k, A, lda, tau, lwork);
+    cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 173, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zungqr_buffer_size(...) cubind_cusolverDn_zungqr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sorgqr_inline(cusolverDnHandle_t handle, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 174);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sorgqr)(handle, m, n, k, A, lda, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 174, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sorgqr(...) cubind_cusolverDn_sorgqr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dorgqr_inline(cusolverDnHandle_t handle, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 175);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dorgqr)(handle, m, n, k, A, lda, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 175, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dorgqr(...) cubind_cusolverDn_dorgqr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cungqr_inline(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 176);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cungqr)(handle, m, n, k, A, lda, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 176, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cungqr(...) cubind_cusolverDn_cungqr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zungqr_inline(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 177);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zungqr)(handle, m, n, k, A, lda, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 177, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zungqr(...) cubind_cusolverDn_zungqr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sormqr_buffer_size_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 178);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sormqr_buffer_size)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+    cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 178, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sormqr_buffer_size(...) cubind_cusolverDn_sormqr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dormqr_buffer_size_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 179);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dormqr_buffer_size)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+    cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 179, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dormqr_buffer_size(...) cubind_cusolverDn_dormqr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cunmqr_buffer_size_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 180);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cunmqr_buffer_size)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+    cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 180, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cunmqr_buffer_size(...) cubind_cusolverDn_cunmqr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zunmqr_buffer_size_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 181);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zunmqr_buffer_size)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+    cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 181, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zunmqr_buffer_size(...) cubind_cusolverDn_zunmqr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sormqr_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, float *C, int ldc, float *work, int lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, float *C, int ldc, float *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, float *C, int ldc, float *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 182);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sormqr)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+    cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 182, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sormqr(...) cubind_cusolverDn_sormqr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dormqr_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, double *C, int ldc, double *work, int lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, double *C, int ldc, double *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, double *C, int ldc, double *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 183);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dormqr)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+    cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 183, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dormqr(...) cubind_cusolverDn_dormqr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cunmqr_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 184);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cunmqr)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+    cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 184, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cunmqr(...) cubind_cusolverDn_cunmqr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zunmqr_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 185);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zunmqr)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+    cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 185, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zunmqr(...) cubind_cusolverDn_zunmqr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssytrf_buffer_size_inline(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 186);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssytrf_buffer_size)(handle, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 186, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssytrf_buffer_size(...) cubind_cusolverDn_ssytrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsytrf_buffer_size_inline(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 187);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsytrf_buffer_size)(handle, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 187, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsytrf_buffer_size(...) cubind_cusolverDn_dsytrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_csytrf_buffer_size_inline(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 188);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_csytrf_buffer_size)(handle, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 188, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_csytrf_buffer_size(...) cubind_cusolverDn_csytrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zsytrf_buffer_size_inline(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 189);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zsytrf_buffer_size)(handle, n, A, lda, lwork);
+    cubind_status = cubind_fn(handle, n, A, lda, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 189, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zsytrf_buffer_size(...) cubind_cusolverDn_zsytrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssytrf_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 190);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssytrf)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 190, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssytrf(...) cubind_cusolverDn_ssytrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsytrf_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 191);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsytrf)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 191, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsytrf(...) cubind_cusolverDn_dsytrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_csytrf_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *ipiv, cuComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *ipiv, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *ipiv, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 192);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_csytrf)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 192, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_csytrf(...) cubind_cusolverDn_csytrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zsytrf_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *ipiv, cuDoubleComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *ipiv, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *ipiv, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 193);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zsytrf)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 193, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zsytrf(...) cubind_cusolverDn_zsytrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xsytrs_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 194);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xsytrs_buffer_size)(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    cubind_status = cubind_fn(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 194, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xsytrs_buffer_size(...) cubind_cusolverDn_xsytrs_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xsytrs_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 195);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xsytrs)(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    cubind_status = cubind_fn(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 195, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xsytrs(...) cubind_cusolverDn_xsytrs_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssytri_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 196);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssytri_buffer_size)(handle, uplo, n, A, lda, ipiv, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 196, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssytri_buffer_size(...) cubind_cusolverDn_ssytri_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsytri_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 197);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsytri_buffer_size)(handle, uplo, n, A, lda, ipiv, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 197, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsytri_buffer_size(...) cubind_cusolverDn_dsytri_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_csytri_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 198);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_csytri_buffer_size)(handle, uplo, n, A, lda, ipiv, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 198, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_csytri_buffer_size(...) cubind_cusolverDn_csytri_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zsytri_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 199);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zsytri_buffer_size)(handle, uplo, n, A, lda, ipiv, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 199, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zsytri_buffer_size(...) cubind_cusolverDn_zsytri_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssytri_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 200);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssytri)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 200, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssytri(...) cubind_cusolverDn_ssytri_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsytri_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 201);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsytri)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 201, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsytri(...) cubind_cusolverDn_dsytri_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_csytri_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, cuComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 202);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_csytri)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 202, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_csytri(...) cubind_cusolverDn_csytri_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zsytri_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 203);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zsytri)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 203, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zsytri(...) cubind_cusolverDn_zsytri_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgebrd_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, int *Lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 204);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgebrd_buffer_size)(handle, m, n, Lwork);
+    cubind_status = cubind_fn(handle, m, n, Lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 204, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgebrd_buffer_size(...) cubind_cusolverDn_sgebrd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgebrd_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, int *Lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 205);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgebrd_buffer_size)(handle, m, n, Lwork);
+    cubind_status = cubind_fn(handle, m, n, Lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 205, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgebrd_buffer_size(...) cubind_cusolverDn_dgebrd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgebrd_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, int *Lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 206);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgebrd_buffer_size)(handle, m, n, Lwork);
+    cubind_status = cubind_fn(handle, m, n, Lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 206, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgebrd_buffer_size(...) cubind_cusolverDn_cgebrd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgebrd_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, int *Lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 207);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgebrd_buffer_size)(handle, m, n, Lwork);
+    cubind_status = cubind_fn(handle, m, n, Lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 207, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgebrd_buffer_size(...) cubind_cusolverDn_zgebrd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgebrd_inline(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 208);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgebrd)(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+    cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 208, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgebrd(...) cubind_cusolverDn_sgebrd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgebrd_inline(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 209);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgebrd)(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+    cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 209, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgebrd(...) cubind_cusolverDn_dgebrd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgebrd_inline(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 210);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgebrd)(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+    cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 210, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgebrd(...) cubind_cusolverDn_cgebrd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgebrd_inline(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 211);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgebrd)(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+    cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 211, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgebrd(...) cubind_cusolverDn_zgebrd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sorgbr_buffer_size_inline(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 212);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sorgbr_buffer_size)(handle, side, m, n, k, A, lda, tau, lwork);
+    cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 212, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sorgbr_buffer_size(...) cubind_cusolverDn_sorgbr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dorgbr_buffer_size_inline(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 213);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dorgbr_buffer_size)(handle, side, m, n, k, A, lda, tau, lwork);
+    cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 213, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dorgbr_buffer_size(...) cubind_cusolverDn_dorgbr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cungbr_buffer_size_inline(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 214);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cungbr_buffer_size)(handle, side, m, n, k, A, lda, tau, lwork);
+    cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 214, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cungbr_buffer_size(...) cubind_cusolverDn_cungbr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zungbr_buffer_size_inline(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 215);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zungbr_buffer_size)(handle, side, m, n, k, A, lda, tau, lwork);
+    cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 215, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zungbr_buffer_size(...) cubind_cusolverDn_zungbr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sorgbr_inline(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 216);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sorgbr)(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 216, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sorgbr(...) cubind_cusolverDn_sorgbr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dorgbr_inline(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 217);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dorgbr)(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 217, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dorgbr(...) cubind_cusolverDn_dorgbr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cungbr_inline(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 218);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cungbr)(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 218, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cungbr(...) cubind_cusolverDn_cungbr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zungbr_inline(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 219);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zungbr)(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 219, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zungbr(...) cubind_cusolverDn_zungbr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssytrd_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *d, const float *e, const float *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *d, const float *e, const float *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *d, const float *e, const float *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 220);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssytrd_buffer_size)(handle, uplo, n, A, lda, d, e, tau, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 220, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssytrd_buffer_size(...) cubind_cusolverDn_ssytrd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsytrd_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 221);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsytrd_buffer_size)(handle, uplo, n, A, lda, d, e, tau, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 221, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsytrd_buffer_size(...) cubind_cusolverDn_dsytrd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_chetrd_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *d, const float *e, const cuComplex *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *d, const float *e, const cuComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *d, const float *e, const cuComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 222);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_chetrd_buffer_size)(handle, uplo, n, A, lda, d, e, tau, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 222, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_chetrd_buffer_size(...) cubind_cusolverDn_chetrd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zhetrd_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *d, const double *e, const cuDoubleComplex *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *d, const double *e, const cuDoubleComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *d, const double *e, const cuDoubleComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 223);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zhetrd_buffer_size)(handle, uplo, n, A, lda, d, e, tau, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 223, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zhetrd_buffer_size(...) cubind_cusolverDn_zhetrd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssytrd_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 224);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssytrd)(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 224, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssytrd(...) cubind_cusolverDn_ssytrd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsytrd_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 225);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsytrd)(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 225, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsytrd(...) cubind_cusolverDn_dsytrd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_chetrd_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *d, float *e, cuComplex *tau, cuComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *d, float *e, cuComplex *tau, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *d, float *e, cuComplex *tau, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 226);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_chetrd)(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 226, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_chetrd(...) cubind_cusolverDn_chetrd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zhetrd_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *d, double *e, cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *d, double *e, cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *d, double *e, cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 227);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zhetrd)(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 227, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zhetrd(...) cubind_cusolverDn_zhetrd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sorgtr_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 228);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sorgtr_buffer_size)(handle, uplo, n, A, lda, tau, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 228, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sorgtr_buffer_size(...) cubind_cusolverDn_sorgtr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dorgtr_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 229);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dorgtr_buffer_size)(handle, uplo, n, A, lda, tau, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 229, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dorgtr_buffer_size(...) cubind_cusolverDn_dorgtr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cungtr_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 230);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cungtr_buffer_size)(handle, uplo, n, A, lda, tau, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 230, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cungtr_buffer_size(...) cubind_cusolverDn_cungtr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zungtr_buffer_size_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 231);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zungtr_buffer_size)(handle, uplo, n, A, lda, tau, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 231, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zungtr_buffer_size(...) cubind_cusolverDn_zungtr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sorgtr_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const float *tau, float *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const float *tau, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const float *tau, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 232);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sorgtr)(handle, uplo, n, A, lda, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 232, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sorgtr(...) cubind_cusolverDn_sorgtr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dorgtr_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const double *tau, double *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const double *tau, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const double *tau, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 233);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dorgtr)(handle, uplo, n, A, lda, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 233, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dorgtr(...) cubind_cusolverDn_dorgtr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cungtr_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 234);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cungtr)(handle, uplo, n, A, lda, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 234, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cungtr(...) cubind_cusolverDn_cungtr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zungtr_inline(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 235);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zungtr)(handle, uplo, n, A, lda, tau, work, lwork, info);
+    cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 235, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zungtr(...) cubind_cusolverDn_zungtr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sormtr_buffer_size_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 236);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sormtr_buffer_size)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+    cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 236, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sormtr_buffer_size(...) cubind_cusolverDn_sormtr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dormtr_buffer_size_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 237);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dormtr_buffer_size)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+    cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 237, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dormtr_buffer_size(...) cubind_cusolverDn_dormtr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cunmtr_buffer_size_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 238);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cunmtr_buffer_size)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+    cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 238, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cunmtr_buffer_size(...) cubind_cusolverDn_cunmtr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zunmtr_buffer_size_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 239);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zunmtr_buffer_size)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+    cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 239, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zunmtr_buffer_size(...) cubind_cusolverDn_zunmtr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sormtr_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, float *A, int lda, float *tau, float *C, int ldc, float *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, float *A, int lda, float *tau, float *C, int ldc, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, float *A, int lda, float *tau, float *C, int ldc, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 240);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sormtr)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+    cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 240, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sormtr(...) cubind_cusolverDn_sormtr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dormtr_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, double *A, int lda, double *tau, double *C, int ldc, double *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, double *A, int lda, double *tau, double *C, int ldc, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, double *A, int lda, double *tau, double *C, int ldc, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 241);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dormtr)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+    cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 241, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dormtr(...) cubind_cusolverDn_dormtr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cunmtr_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 242);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cunmtr)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+    cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 242, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cunmtr(...) cubind_cusolverDn_cunmtr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zunmtr_inline(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 243);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zunmtr)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+    cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 243, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zunmtr(...) cubind_cusolverDn_zunmtr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgesvd_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 244);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgesvd_buffer_size)(handle, m, n, lwork);
+    cubind_status = cubind_fn(handle, m, n, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 244, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgesvd_buffer_size(...) cubind_cusolverDn_sgesvd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgesvd_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 245);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgesvd_buffer_size)(handle, m, n, lwork);
+    cubind_status = cubind_fn(handle, m, n, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 245, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgesvd_buffer_size(...) cubind_cusolverDn_dgesvd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgesvd_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 246);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgesvd_buffer_size)(handle, m, n, lwork);
+    cubind_status = cubind_fn(handle, m, n, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 246, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgesvd_buffer_size(...) cubind_cusolverDn_cgesvd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgesvd_buffer_size_inline(cusolverDnHandle_t handle, int m, int n, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 247);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgesvd_buffer_size)(handle, m, n, lwork);
+    cubind_status = cubind_fn(handle, m, n, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 247, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgesvd_buffer_size(...) cubind_cusolverDn_zgesvd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgesvd_inline(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 248);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgesvd)(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+    cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 248, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgesvd(...) cubind_cusolverDn_sgesvd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgesvd_inline(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 249);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgesvd)(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+    cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 249, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgesvd(...) cubind_cusolverDn_dgesvd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgesvd_inline(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 250);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgesvd)(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+    cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 250, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgesvd(...) cubind_cusolverDn_cgesvd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgesvd_inline(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 251);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgesvd)(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+    cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 251, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgesvd(...) cubind_cusolverDn_zgesvd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssyevd_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 252);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssyevd_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 252, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssyevd_buffer_size(...) cubind_cusolverDn_ssyevd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsyevd_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 253);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsyevd_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 253, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsyevd_buffer_size(...) cubind_cusolverDn_dsyevd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cheevd_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 254);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cheevd_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 254, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cheevd_buffer_size(...) cubind_cusolverDn_cheevd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zheevd_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 255);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zheevd_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 255, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zheevd_buffer_size(...) cubind_cusolverDn_zheevd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssyevd_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 256);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssyevd)(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 256, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssyevd(...) cubind_cusolverDn_ssyevd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsyevd_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 257);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsyevd)(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 257, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsyevd(...) cubind_cusolverDn_dsyevd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cheevd_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 258);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cheevd)(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 258, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cheevd(...) cubind_cusolverDn_cheevd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zheevd_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 259);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zheevd)(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 259, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zheevd(...) cubind_cusolverDn_zheevd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssyevdx_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 260);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssyevdx_buffer_size)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+    cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 260, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssyevdx_buffer_size(...) cubind_cusolverDn_ssyevdx_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsyevdx_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 261);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsyevdx_buffer_size)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+    cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 261, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsyevdx_buffer_size(...) cubind_cusolverDn_dsyevdx_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cheevdx_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 262);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cheevdx_buffer_size)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+    cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 262, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cheevdx_buffer_size(...) cubind_cusolverDn_cheevdx_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zheevdx_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 263);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zheevdx_buffer_size)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+    cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 263, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zheevdx_buffer_size(...) cubind_cusolverDn_zheevdx_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssyevdx_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 264);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssyevdx)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 264, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssyevdx(...) cubind_cusolverDn_ssyevdx_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsyevdx_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 265);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsyevdx)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 265, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsyevdx(...) cubind_cusolverDn_dsyevdx_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cheevdx_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 266);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cheevdx)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 266, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cheevdx(...) cubind_cusolverDn_cheevdx_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zheevdx_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 267);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zheevdx)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 267, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zheevdx(...) cubind_cusolverDn_zheevdx_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssygvdx_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 268);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssygvdx_buffer_size)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+    cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 268, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssygvdx_buffer_size(...) cubind_cusolverDn_ssygvdx_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsygvdx_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 269);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsygvdx_buffer_size)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+    cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 269, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsygvdx_buffer_size(...) cubind_cusolverDn_dsygvdx_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_chegvdx_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 270);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_chegvdx_buffer_size)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+    cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 270, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_chegvdx_buffer_size(...) cubind_cusolverDn_chegvdx_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zhegvdx_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 271);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zhegvdx_buffer_size)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+    cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 271, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zhegvdx_buffer_size(...) cubind_cusolverDn_zhegvdx_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssygvdx_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 272);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssygvdx)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 272, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssygvdx(...) cubind_cusolverDn_ssygvdx_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsygvdx_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 273);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsygvdx)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 273, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsygvdx(...) cubind_cusolverDn_dsygvdx_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_chegvdx_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 274);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_chegvdx)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 274, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_chegvdx(...) cubind_cusolverDn_chegvdx_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zhegvdx_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 275);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zhegvdx)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 275, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zhegvdx(...) cubind_cusolverDn_zhegvdx_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssygvd_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 276);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssygvd_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 276, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssygvd_buffer_size(...) cubind_cusolverDn_ssygvd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsygvd_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 277);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsygvd_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 277, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsygvd_buffer_size(...) cubind_cusolverDn_dsygvd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_chegvd_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 278);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_chegvd_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 278, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_chegvd_buffer_size(...) cubind_cusolverDn_chegvd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zhegvd_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 279);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zhegvd_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 279, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zhegvd_buffer_size(...) cubind_cusolverDn_zhegvd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssygvd_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 280);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssygvd)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 280, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssygvd(...) cubind_cusolverDn_ssygvd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsygvd_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 281);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsygvd)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 281, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsygvd(...) cubind_cusolverDn_dsygvd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_chegvd_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 282);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_chegvd)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 282, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_chegvd(...) cubind_cusolverDn_chegvd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zhegvd_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 283);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zhegvd)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 283, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zhegvd(...) cubind_cusolverDn_zhegvd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_create_syevj_info_inline(syevjInfo_t *info)
+{
+    cusolverStatus_t (*cubind_fn)(syevjInfo_t *info) = (cusolverStatus_t (*)(syevjInfo_t *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 284);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_create_syevj_info)(info);
+    cubind_status = cubind_fn(info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 284, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_create_syevj_info(...) cubind_cusolverDn_create_syevj_info_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_destroy_syevj_info_inline(syevjInfo_t info)
+{
+    cusolverStatus_t (*cubind_fn)(syevjInfo_t info) = (cusolverStatus_t (*)(syevjInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 285);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_destroy_syevj_info)(info);
+    cubind_status = cubind_fn(info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 285, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_destroy_syevj_info(...) cubind_cusolverDn_destroy_syevj_info_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xsyevj_set_tolerance_inline(syevjInfo_t info, double tolerance)
+{
+    cusolverStatus_t (*cubind_fn)(syevjInfo_t info, double tolerance) = (cusolverStatus_t (*)(syevjInfo_t info, double tolerance))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 286);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xsyevj_set_tolerance)(info, tolerance);
+    cubind_status = cubind_fn(info, tolerance);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 286, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xsyevj_set_tolerance(...) cubind_cusolverDn_xsyevj_set_tolerance_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xsyevj_set_max_sweeps_inline(syevjInfo_t info, int max_sweeps)
+{
+    cusolverStatus_t (*cubind_fn)(syevjInfo_t info, int max_sweeps) = (cusolverStatus_t (*)(syevjInfo_t info, int max_sweeps))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 287);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xsyevj_set_max_sweeps)(info, max_sweeps);
+    cubind_status = cubind_fn(info, max_sweeps);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 287, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xsyevj_set_max_sweeps(...) cubind_cusolverDn_xsyevj_set_max_sweeps_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xsyevj_set_sort_eig_inline(syevjInfo_t info, int sort_eig)
+{
+    cusolverStatus_t (*cubind_fn)(syevjInfo_t info, int sort_eig) = (cusolverStatus_t (*)(syevjInfo_t info, int sort_eig))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 288);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xsyevj_set_sort_eig)(info, sort_eig);
+    cubind_status = cubind_fn(info, sort_eig);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 288, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xsyevj_set_sort_eig(...) cubind_cusolverDn_xsyevj_set_sort_eig_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xsyevj_get_residual_inline(cusolverDnHandle_t handle, syevjInfo_t info, double *residual)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, syevjInfo_t info, double *residual) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, syevjInfo_t info, double *residual))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 289);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xsyevj_get_residual)(handle, info, residual);
+    cubind_status = cubind_fn(handle, info, residual);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 289, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xsyevj_get_residual(...) cubind_cusolverDn_xsyevj_get_residual_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xsyevj_get_sweeps_inline(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 290);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xsyevj_get_sweeps)(handle, info, executed_sweeps);
+    cubind_status = cubind_fn(handle, info, executed_sweeps);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 290, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xsyevj_get_sweeps(...) cubind_cusolverDn_xsyevj_get_sweeps_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssyevj_batched_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 291);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssyevj_batched_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 291, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssyevj_batched_buffer_size(...) cubind_cusolverDn_ssyevj_batched_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsyevj_batched_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 292);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsyevj_batched_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 292, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsyevj_batched_buffer_size(...) cubind_cusolverDn_dsyevj_batched_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cheevj_batched_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 293);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cheevj_batched_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 293, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cheevj_batched_buffer_size(...) cubind_cusolverDn_cheevj_batched_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zheevj_batched_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 294);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zheevj_batched_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 294, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zheevj_batched_buffer_size(...) cubind_cusolverDn_zheevj_batched_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssyevj_batched_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 295);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssyevj_batched)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 295, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssyevj_batched(...) cubind_cusolverDn_ssyevj_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsyevj_batched_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 296);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsyevj_batched)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 296, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsyevj_batched(...) cubind_cusolverDn_dsyevj_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cheevj_batched_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 297);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cheevj_batched)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 297, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cheevj_batched(...) cubind_cusolverDn_cheevj_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zheevj_batched_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 298);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zheevj_batched)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 298, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zheevj_batched(...) cubind_cusolverDn_zheevj_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssyevj_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 299);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssyevj_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 299, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssyevj_buffer_size(...) cubind_cusolverDn_ssyevj_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsyevj_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 300);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsyevj_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 300, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsyevj_buffer_size(...) cubind_cusolverDn_dsyevj_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cheevj_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 301);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cheevj_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 301, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cheevj_buffer_size(...) cubind_cusolverDn_cheevj_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zheevj_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 302);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zheevj_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 302, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zheevj_buffer_size(...) cubind_cusolverDn_zheevj_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssyevj_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 303);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssyevj)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 303, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssyevj(...) cubind_cusolverDn_ssyevj_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsyevj_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 304);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsyevj)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 304, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsyevj(...) cubind_cusolverDn_dsyevj_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cheevj_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 305);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cheevj)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 305, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cheevj(...) cubind_cusolverDn_cheevj_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zheevj_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 306);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zheevj)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+    cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 306, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zheevj(...) cubind_cusolverDn_zheevj_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssygvj_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 307);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssygvj_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 307, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssygvj_buffer_size(...) cubind_cusolverDn_ssygvj_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsygvj_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 308);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsygvj_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 308, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsygvj_buffer_size(...) cubind_cusolverDn_dsygvj_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_chegvj_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 309);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_chegvj_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 309, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_chegvj_buffer_size(...) cubind_cusolverDn_chegvj_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zhegvj_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 310);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zhegvj_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 310, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zhegvj_buffer_size(...) cubind_cusolverDn_zhegvj_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_ssygvj_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 311);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_ssygvj)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 311, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_ssygvj(...) cubind_cusolverDn_ssygvj_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dsygvj_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 312);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dsygvj)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 312, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dsygvj(...) cubind_cusolverDn_dsygvj_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_chegvj_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 313);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_chegvj)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 313, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_chegvj(...) cubind_cusolverDn_chegvj_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zhegvj_inline(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 314);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zhegvj)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+    cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 314, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zhegvj(...) cubind_cusolverDn_zhegvj_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_create_gesvdj_info_inline(gesvdjInfo_t *info)
+{
+    cusolverStatus_t (*cubind_fn)(gesvdjInfo_t *info) = (cusolverStatus_t (*)(gesvdjInfo_t *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 315);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_create_gesvdj_info)(info);
+    cubind_status = cubind_fn(info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 315, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_create_gesvdj_info(...) cubind_cusolverDn_create_gesvdj_info_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_destroy_gesvdj_info_inline(gesvdjInfo_t info)
+{
+    cusolverStatus_t (*cubind_fn)(gesvdjInfo_t info) = (cusolverStatus_t (*)(gesvdjInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 316);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_destroy_gesvdj_info)(info);
+    cubind_status = cubind_fn(info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 316, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_destroy_gesvdj_info(...) cubind_cusolverDn_destroy_gesvdj_info_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgesvdj_set_tolerance_inline(gesvdjInfo_t info, double tolerance)
+{
+    cusolverStatus_t (*cubind_fn)(gesvdjInfo_t info, double tolerance) = (cusolverStatus_t (*)(gesvdjInfo_t info, double tolerance))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 317);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgesvdj_set_tolerance)(info, tolerance);
+    cubind_status = cubind_fn(info, tolerance);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 317, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgesvdj_set_tolerance(...) cubind_cusolverDn_xgesvdj_set_tolerance_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgesvdj_set_max_sweeps_inline(gesvdjInfo_t info, int max_sweeps)
+{
+    cusolverStatus_t (*cubind_fn)(gesvdjInfo_t info, int max_sweeps) = (cusolverStatus_t (*)(gesvdjInfo_t info, int max_sweeps))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 318);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgesvdj_set_max_sweeps)(info, max_sweeps);
+    cubind_status = cubind_fn(info, max_sweeps);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 318, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgesvdj_set_max_sweeps(...) cubind_cusolverDn_xgesvdj_set_max_sweeps_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgesvdj_set_sort_eig_inline(gesvdjInfo_t info, int sort_svd)
+{
+    cusolverStatus_t (*cubind_fn)(gesvdjInfo_t info, int sort_svd) = (cusolverStatus_t (*)(gesvdjInfo_t info, int sort_svd))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 319);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgesvdj_set_sort_eig)(info, sort_svd);
+    cubind_status = cubind_fn(info, sort_svd);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 319, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgesvdj_set_sort_eig(...) cubind_cusolverDn_xgesvdj_set_sort_eig_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgesvdj_get_residual_inline(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 320);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgesvdj_get_residual)(handle, info, residual);
+    cubind_status = cubind_fn(handle, info, residual);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 320, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgesvdj_get_residual(...) cubind_cusolverDn_xgesvdj_get_residual_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgesvdj_get_sweeps_inline(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 321);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgesvdj_get_sweeps)(handle, info, executed_sweeps);
+    cubind_status = cubind_fn(handle, info, executed_sweeps);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 321, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgesvdj_get_sweeps(...) cubind_cusolverDn_xgesvdj_get_sweeps_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgesvdj_batched_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 322);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgesvdj_batched_buffer_size)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 322, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgesvdj_batched_buffer_size(...) cubind_cusolverDn_sgesvdj_batched_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgesvdj_batched_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 323);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgesvdj_batched_buffer_size)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 323, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgesvdj_batched_buffer_size(...) cubind_cusolverDn_dgesvdj_batched_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgesvdj_batched_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 324);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgesvdj_batched_buffer_size)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 324, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgesvdj_batched_buffer_size(...) cubind_cusolverDn_cgesvdj_batched_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgesvdj_batched_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 325);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgesvdj_batched_buffer_size)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 325, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgesvdj_batched_buffer_size(...) cubind_cusolverDn_zgesvdj_batched_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgesvdj_batched_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 326);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgesvdj_batched)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 326, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgesvdj_batched(...) cubind_cusolverDn_sgesvdj_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgesvdj_batched_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 327);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgesvdj_batched)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 327, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgesvdj_batched(...) cubind_cusolverDn_dgesvdj_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgesvdj_batched_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 328);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgesvdj_batched)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 328, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgesvdj_batched(...) cubind_cusolverDn_cgesvdj_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgesvdj_batched_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 329);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgesvdj_batched)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+    cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 329, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgesvdj_batched(...) cubind_cusolverDn_zgesvdj_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgesvdj_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 330);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgesvdj_buffer_size)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+    cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 330, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgesvdj_buffer_size(...) cubind_cusolverDn_sgesvdj_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgesvdj_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 331);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgesvdj_buffer_size)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+    cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 331, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgesvdj_buffer_size(...) cubind_cusolverDn_dgesvdj_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgesvdj_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 332);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgesvdj_buffer_size)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+    cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 332, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgesvdj_buffer_size(...) cubind_cusolverDn_cgesvdj_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgesvdj_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 333);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgesvdj_buffer_size)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+    cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 333, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgesvdj_buffer_size(...) cubind_cusolverDn_zgesvdj_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgesvdj_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 334);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgesvdj)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+    cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 334, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgesvdj(...) cubind_cusolverDn_sgesvdj_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgesvdj_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 335);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgesvdj)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+    cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 335, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgesvdj(...) cubind_cusolverDn_dgesvdj_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgesvdj_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 336);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgesvdj)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+    cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 336, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgesvdj(...) cubind_cusolverDn_cgesvdj_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgesvdj_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 337);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgesvdj)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+    cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 337, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgesvdj(...) cubind_cusolverDn_zgesvdj_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgesvda_strided_batched_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 338);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgesvda_strided_batched_buffer_size)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+    cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 338, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgesvda_strided_batched_buffer_size(...) cubind_cusolverDn_sgesvda_strided_batched_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgesvda_strided_batched_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 339);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgesvda_strided_batched_buffer_size)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+    cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 339, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgesvda_strided_batched_buffer_size(...) cubind_cusolverDn_dgesvda_strided_batched_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgesvda_strided_batched_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 340);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgesvda_strided_batched_buffer_size)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+    cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 340, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgesvda_strided_batched_buffer_size(...) cubind_cusolverDn_cgesvda_strided_batched_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgesvda_strided_batched_buffer_size_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 341);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgesvda_strided_batched_buffer_size)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+    cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 341, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgesvda_strided_batched_buffer_size(...) cubind_cusolverDn_zgesvda_strided_batched_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_sgesvda_strided_batched_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 342);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_sgesvda_strided_batched)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+    cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 342, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_sgesvda_strided_batched(...) cubind_cusolverDn_sgesvda_strided_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_dgesvda_strided_batched_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 343);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_dgesvda_strided_batched)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+    cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 343, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_dgesvda_strided_batched(...) cubind_cusolverDn_dgesvda_strided_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_cgesvda_strided_batched_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 344);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_cgesvda_strided_batched)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+    cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 344, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_cgesvda_strided_batched(...) cubind_cusolverDn_cgesvda_strided_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_zgesvda_strided_batched_inline(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 345);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_zgesvda_strided_batched)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+    cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 345, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_zgesvda_strided_batched(...) cubind_cusolverDn_zgesvda_strided_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_create_params_inline(cusolverDnParams_t *params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnParams_t *params) = (cusolverStatus_t (*)(cusolverDnParams_t *params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 346);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_create_params)(params);
+    cubind_status = cubind_fn(params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 346, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_create_params(...) cubind_cusolverDn_create_params_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_destroy_params_inline(cusolverDnParams_t params)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnParams_t params) = (cusolverStatus_t (*)(cusolverDnParams_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 347);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_destroy_params)(params);
+    cubind_status = cubind_fn(params);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 347, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_destroy_params(...) cubind_cusolverDn_destroy_params_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_set_adv_options_inline(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo) = (cusolverStatus_t (*)(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 348);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_set_adv_options)(params, function, algo);
+    cubind_status = cubind_fn(params, function, algo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 348, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_set_adv_options(...) cubind_cusolverDn_set_adv_options_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xpotrf_buffer_size_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 349);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xpotrf_buffer_size)(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    cubind_status = cubind_fn(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 349, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xpotrf_buffer_size(...) cubind_cusolverDn_xpotrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xpotrf_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 350);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xpotrf)(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    cubind_status = cubind_fn(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 350, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xpotrf(...) cubind_cusolverDn_xpotrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xpotrs_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 351);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xpotrs)(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
+    cubind_status = cubind_fn(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 351, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xpotrs(...) cubind_cusolverDn_xpotrs_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgeqrf_buffer_size_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 352);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgeqrf_buffer_size)(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 352, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgeqrf_buffer_size(...) cubind_cusolverDn_xgeqrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgeqrf_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 353);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgeqrf)(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 353, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgeqrf(...) cubind_cusolverDn_xgeqrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgetrf_buffer_size_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 354);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgetrf_buffer_size)(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 354, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgetrf_buffer_size(...) cubind_cusolverDn_xgetrf_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgetrf_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 355);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgetrf)(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 355, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgetrf(...) cubind_cusolverDn_xgetrf_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgetrs_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 356);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgetrs)(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
+    cubind_status = cubind_fn(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 356, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgetrs(...) cubind_cusolverDn_xgetrs_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xsyevd_buffer_size_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 357);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xsyevd_buffer_size)(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 357, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xsyevd_buffer_size(...) cubind_cusolverDn_xsyevd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xsyevd_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 358);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xsyevd)(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 358, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xsyevd(...) cubind_cusolverDn_xsyevd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xsyev_batched_buffer_size_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 359);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xsyev_batched_buffer_size)(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
+    cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 359, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xsyev_batched_buffer_size(...) cubind_cusolverDn_xsyev_batched_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xsyev_batched_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 360);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xsyev_batched)(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
+    cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 360, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xsyev_batched(...) cubind_cusolverDn_xsyev_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xsyevdx_buffer_size_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 361);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xsyevdx_buffer_size)(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    cubind_status = cubind_fn(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 361, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xsyevdx_buffer_size(...) cubind_cusolverDn_xsyevdx_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xsyevdx_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 362);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xsyevdx)(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    cubind_status = cubind_fn(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 362, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xsyevdx(...) cubind_cusolverDn_xsyevdx_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgeev_buffer_size_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 363);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgeev_buffer_size)(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    cubind_status = cubind_fn(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 363, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgeev_buffer_size(...) cubind_cusolverDn_xgeev_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgeev_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 364);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgeev)(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    cubind_status = cubind_fn(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 364, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgeev(...) cubind_cusolverDn_xgeev_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgesvd_buffer_size_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 365);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgesvd_buffer_size)(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    cubind_status = cubind_fn(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 365, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgesvd_buffer_size(...) cubind_cusolverDn_xgesvd_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgesvd_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 366);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgesvd)(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    cubind_status = cubind_fn(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 366, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgesvd(...) cubind_cusolverDn_xgesvd_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgesvdp_buffer_size_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 367);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgesvdp_buffer_size)(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    cubind_status = cubind_fn(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 367, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgesvdp_buffer_size(...) cubind_cusolverDn_xgesvdp_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgesvdp_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 368);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgesvdp)(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
+    cubind_status = cubind_fn(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 368, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgesvdp(...) cubind_cusolverDn_xgesvdp_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgesvdr_buffer_size_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 369);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgesvdr_buffer_size)(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    cubind_status = cubind_fn(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 369, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgesvdr_buffer_size(...) cubind_cusolverDn_xgesvdr_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xgesvdr_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 370);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xgesvdr)(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
+    cubind_status = cubind_fn(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 370, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xgesvdr(...) cubind_cusolverDn_xgesvdr_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xlarft_buffer_size_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 371);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xlarft_buffer_size)(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    cubind_status = cubind_fn(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 371, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xlarft_buffer_size(...) cubind_cusolverDn_xlarft_buffer_size_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_xlarft_inline(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 372);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_xlarft)(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
+    cubind_status = cubind_fn(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 372, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_xlarft(...) cubind_cusolverDn_xlarft_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_logger_set_callback_inline(cusolverDnLoggerCallback_t callback)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverDnLoggerCallback_t callback) = (cusolverStatus_t (*)(cusolverDnLoggerCallback_t callback))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 373);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_logger_set_callback)(callback);
+    cubind_status = cubind_fn(callback);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 373, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_logger_set_callback(...) cubind_cusolverDn_logger_set_callback_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_logger_set_file_inline(FILE *file)
+{
+    cusolverStatus_t (*cubind_fn)(FILE *file) = (cusolverStatus_t (*)(FILE *file))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 374);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_logger_set_file)(file);
+    cubind_status = cubind_fn(file);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 374, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_logger_set_file(...) cubind_cusolverDn_logger_set_file_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_logger_open_file_inline(const char *logFile)
+{
+    cusolverStatus_t (*cubind_fn)(const char *logFile) = (cusolverStatus_t (*)(const char *logFile))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 375);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_logger_open_file)(logFile);
+    cubind_status = cubind_fn(logFile);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 375, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_logger_open_file(...) cubind_cusolverDn_logger_open_file_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_logger_set_level_inline(int level)
+{
+    cusolverStatus_t (*cubind_fn)(int level) = (cusolverStatus_t (*)(int level))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 376);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_logger_set_level)(level);
+    cubind_status = cubind_fn(level);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 376, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_logger_set_level(...) cubind_cusolverDn_logger_set_level_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_logger_set_mask_inline(int mask)
+{
+    cusolverStatus_t (*cubind_fn)(int mask) = (cusolverStatus_t (*)(int mask))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 377);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_logger_set_mask)(mask);
+    cubind_status = cubind_fn(mask);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 377, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_logger_set_mask(...) cubind_cusolverDn_logger_set_mask_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverDn_logger_force_disable_inline(void)
+{
+    cusolverStatus_t (*cubind_fn)(void) = (cusolverStatus_t (*)(void))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 378);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverDn_logger_force_disable)();
+    cubind_status = cubind_fn();
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 378, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverDn_logger_force_disable(...) cubind_cusolverDn_logger_force_disable_inline(__VA_ARGS__)
+#endif /* CUBIND_INLINE */
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop

@@ -9,6 +9,7 @@
 #define CUBIND_CUSOLVERMG_H
 
 #include "cubind/platform.h"
+#include "cubind/inline.h"
 #include "cubind/cusolverMg_types.h"
 
 /*
@@ -354,6 +355,279 @@ cusolverStatus_t cubind_cusolverMg_potri_buffer_size(cusolverMgHandle_t handle, 
  */
 CUBIND_API CUBIND_DEPRECATED("")
 cusolverStatus_t cubind_cusolverMg_potri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
+
+/* The slots of libcusolverMg, read by the inline form (cubind/inline.h); libcubind's, read-only here. */
+CUBIND_API extern cubind_slot *const cubind_cusolverMg_slots_bf842e22984a;
+
+#if defined(CUBIND_INLINE)
+/* The inline form of each wrapper above (cubind/inline.h): the hot path here, the rest in libcubind. */
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_create_inline(cusolverMgHandle_t *handle)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t *handle) = (cusolverStatus_t (*)(cusolverMgHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 0);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_create)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 0, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_create(...) cubind_cusolverMg_create_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_destroy_inline(cusolverMgHandle_t handle)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle) = (cusolverStatus_t (*)(cusolverMgHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 1);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_destroy)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 1, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_destroy(...) cubind_cusolverMg_destroy_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_device_select_inline(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, int nbDevices, int deviceId[]) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, int nbDevices, int deviceId[]))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 2);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_device_select)(handle, nbDevices, deviceId);
+    cubind_status = cubind_fn(handle, nbDevices, deviceId);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 2, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_device_select(...) cubind_cusolverMg_device_select_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_create_device_grid_inline(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
+{
+    cusolverStatus_t (*cubind_fn)(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping) = (cusolverStatus_t (*)(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 3);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_create_device_grid)(grid, numRowDevices, numColDevices, deviceId, mapping);
+    cubind_status = cubind_fn(grid, numRowDevices, numColDevices, deviceId, mapping);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 3, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_create_device_grid(...) cubind_cusolverMg_create_device_grid_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_destroy_grid_inline(cudaLibMgGrid_t grid)
+{
+    cusolverStatus_t (*cubind_fn)(cudaLibMgGrid_t grid) = (cusolverStatus_t (*)(cudaLibMgGrid_t grid))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 4);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_destroy_grid)(grid);
+    cubind_status = cubind_fn(grid);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 4, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_destroy_grid(...) cubind_cusolverMg_destroy_grid_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_create_matrix_desc_inline(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
+{
+    cusolverStatus_t (*cubind_fn)(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid) = (cusolverStatus_t (*)(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 5);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_create_matrix_desc)(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
+    cubind_status = cubind_fn(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 5, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_create_matrix_desc(...) cubind_cusolverMg_create_matrix_desc_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_destroy_matrix_desc_inline(cudaLibMgMatrixDesc_t desc)
+{
+    cusolverStatus_t (*cubind_fn)(cudaLibMgMatrixDesc_t desc) = (cusolverStatus_t (*)(cudaLibMgMatrixDesc_t desc))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 6);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_destroy_matrix_desc)(desc);
+    cubind_status = cubind_fn(desc);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 6, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_destroy_matrix_desc(...) cubind_cusolverMg_destroy_matrix_desc_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_syevd_buffer_size_inline(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 7);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_syevd_buffer_size)(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
+    cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 7, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_syevd_buffer_size(...) cubind_cusolverMg_syevd_buffer_size_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_syevd_inline(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 8);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_syevd)(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
+    cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 8, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_syevd(...) cubind_cusolverMg_syevd_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_getrf_buffer_size_inline(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 9);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_getrf_buffer_size)(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
+    cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 9, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_getrf_buffer_size(...) cubind_cusolverMg_getrf_buffer_size_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_getrf_inline(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 10);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_getrf)(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
+    cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 10, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_getrf(...) cubind_cusolverMg_getrf_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_getrs_buffer_size_inline(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 11);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_getrs_buffer_size)(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
+    cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 11, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_getrs_buffer_size(...) cubind_cusolverMg_getrs_buffer_size_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_getrs_inline(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 12);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_getrs)(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
+    cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 12, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_getrs(...) cubind_cusolverMg_getrs_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_potrf_buffer_size_inline(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 13);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_potrf_buffer_size)(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 13, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_potrf_buffer_size(...) cubind_cusolverMg_potrf_buffer_size_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_potrf_inline(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 14);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_potrf)(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 14, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_potrf(...) cubind_cusolverMg_potrf_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_potrs_buffer_size_inline(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 15);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_potrs_buffer_size)(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
+    cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 15, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_potrs_buffer_size(...) cubind_cusolverMg_potrs_buffer_size_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_potrs_inline(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 16);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_potrs)(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
+    cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 16, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_potrs(...) cubind_cusolverMg_potrs_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_potri_buffer_size_inline(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 17);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_potri_buffer_size)(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 17, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_potri_buffer_size(...) cubind_cusolverMg_potri_buffer_size_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverMg_potri_inline(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 18);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverMg_potri)(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVERMG, 18, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverMg_potri(...) cubind_cusolverMg_potri_inline(__VA_ARGS__)
+#endif /* CUBIND_INLINE */
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop

@@ -9,6 +9,7 @@
 #define CUBIND_CUSOLVERRF_H
 
 #include "cubind/platform.h"
+#include "cubind/inline.h"
 #include "cubind/cusolverRf_types.h"
 
 /*
@@ -372,6 +373,377 @@ cusolverStatus_t cubind_cusolverRf_batch_solve(cusolverRfHandle_t handle, int *P
  */
 CUBIND_API CUBIND_DEPRECATED("please use cuDSS instead")
 cusolverStatus_t cubind_cusolverRf_batch_zero_pivot(cusolverRfHandle_t handle, int *position);
+
+/* The slots of libcusolver, read by the inline form (cubind/inline.h); libcubind's, read-only here. */
+CUBIND_API extern cubind_slot *const cubind_cusolver_slots_6d0ca01c4a26;
+
+#if defined(CUBIND_INLINE)
+/* The inline form of each wrapper above (cubind/inline.h): the hot path here, the rest in libcubind. */
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_create_inline(cusolverRfHandle_t *handle)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t *handle) = (cusolverStatus_t (*)(cusolverRfHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 551);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_create)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 551, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_create(...) cubind_cusolverRf_create_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_destroy_inline(cusolverRfHandle_t handle)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle) = (cusolverStatus_t (*)(cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 552);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_destroy)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 552, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_destroy(...) cubind_cusolverRf_destroy_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_get_matrix_format_inline(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 553);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_get_matrix_format)(handle, format, diag);
+    cubind_status = cubind_fn(handle, format, diag);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 553, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_get_matrix_format(...) cubind_cusolverRf_get_matrix_format_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_set_matrix_format_inline(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 554);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_set_matrix_format)(handle, format, diag);
+    cubind_status = cubind_fn(handle, format, diag);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 554, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_set_matrix_format(...) cubind_cusolverRf_set_matrix_format_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_set_numeric_properties_inline(cusolverRfHandle_t handle, double zero, double boost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, double zero, double boost) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, double zero, double boost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 555);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_set_numeric_properties)(handle, zero, boost);
+    cubind_status = cubind_fn(handle, zero, boost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 555, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_set_numeric_properties(...) cubind_cusolverRf_set_numeric_properties_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_get_numeric_properties_inline(cusolverRfHandle_t handle, double *zero, double *boost)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, double *zero, double *boost) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, double *zero, double *boost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 556);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_get_numeric_properties)(handle, zero, boost);
+    cubind_status = cubind_fn(handle, zero, boost);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 556, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_get_numeric_properties(...) cubind_cusolverRf_get_numeric_properties_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_get_numeric_boost_report_inline(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 557);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_get_numeric_boost_report)(handle, report);
+    cubind_status = cubind_fn(handle, report);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 557, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_get_numeric_boost_report(...) cubind_cusolverRf_get_numeric_boost_report_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_set_algs_inline(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 558);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_set_algs)(handle, factAlg, solveAlg);
+    cubind_status = cubind_fn(handle, factAlg, solveAlg);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 558, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_set_algs(...) cubind_cusolverRf_set_algs_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_get_algs_inline(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 559);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_get_algs)(handle, factAlg, solveAlg);
+    cubind_status = cubind_fn(handle, factAlg, solveAlg);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 559, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_get_algs(...) cubind_cusolverRf_get_algs_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_get_reset_values_fast_mode_inline(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 560);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_get_reset_values_fast_mode)(handle, fastMode);
+    cubind_status = cubind_fn(handle, fastMode);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 560, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_get_reset_values_fast_mode(...) cubind_cusolverRf_get_reset_values_fast_mode_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_set_reset_values_fast_mode_inline(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 561);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_set_reset_values_fast_mode)(handle, fastMode);
+    cubind_status = cubind_fn(handle, fastMode);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 561, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_set_reset_values_fast_mode(...) cubind_cusolverRf_set_reset_values_fast_mode_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_setup_host_inline(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)
+{
+    cusolverStatus_t (*cubind_fn)(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle) = (cusolverStatus_t (*)(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 562);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_setup_host)(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
+    cubind_status = cubind_fn(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 562, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_setup_host(...) cubind_cusolverRf_setup_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_setup_device_inline(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle)
+{
+    cusolverStatus_t (*cubind_fn)(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle) = (cusolverStatus_t (*)(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 563);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_setup_device)(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
+    cubind_status = cubind_fn(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 563, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_setup_device(...) cubind_cusolverRf_setup_device_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_reset_values_inline(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle)
+{
+    cusolverStatus_t (*cubind_fn)(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle) = (cusolverStatus_t (*)(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 564);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_reset_values)(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
+    cubind_status = cubind_fn(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 564, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_reset_values(...) cubind_cusolverRf_reset_values_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_analyze_inline(cusolverRfHandle_t handle)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle) = (cusolverStatus_t (*)(cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 565);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_analyze)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 565, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_analyze(...) cubind_cusolverRf_analyze_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_refactor_inline(cusolverRfHandle_t handle)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle) = (cusolverStatus_t (*)(cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 566);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_refactor)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 566, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_refactor(...) cubind_cusolverRf_refactor_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_access_bundled_factors_device_inline(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 567);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_access_bundled_factors_device)(handle, nnzM, Mp, Mi, Mx);
+    cubind_status = cubind_fn(handle, nnzM, Mp, Mi, Mx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 567, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_access_bundled_factors_device(...) cubind_cusolverRf_access_bundled_factors_device_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_extract_bundled_factors_host_inline(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 568);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_extract_bundled_factors_host)(handle, h_nnzM, h_Mp, h_Mi, h_Mx);
+    cubind_status = cubind_fn(handle, h_nnzM, h_Mp, h_Mi, h_Mx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 568, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_extract_bundled_factors_host(...) cubind_cusolverRf_extract_bundled_factors_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_extract_split_factors_host_inline(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 569);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_extract_split_factors_host)(handle, h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU);
+    cubind_status = cubind_fn(handle, h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 569, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_extract_split_factors_host(...) cubind_cusolverRf_extract_split_factors_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_solve_inline(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 570);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_solve)(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
+    cubind_status = cubind_fn(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 570, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_solve(...) cubind_cusolverRf_solve_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_batch_setup_host_inline(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA_array[], int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)
+{
+    cusolverStatus_t (*cubind_fn)(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA_array[], int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle) = (cusolverStatus_t (*)(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA_array[], int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 571);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_batch_setup_host)(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
+    cubind_status = cubind_fn(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 571, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_batch_setup_host(...) cubind_cusolverRf_batch_setup_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_batch_reset_values_inline(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA_array[], int *P, int *Q, cusolverRfHandle_t handle)
+{
+    cusolverStatus_t (*cubind_fn)(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA_array[], int *P, int *Q, cusolverRfHandle_t handle) = (cusolverStatus_t (*)(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA_array[], int *P, int *Q, cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 572);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_batch_reset_values)(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
+    cubind_status = cubind_fn(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 572, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_batch_reset_values(...) cubind_cusolverRf_batch_reset_values_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_batch_analyze_inline(cusolverRfHandle_t handle)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle) = (cusolverStatus_t (*)(cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 573);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_batch_analyze)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 573, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_batch_analyze(...) cubind_cusolverRf_batch_analyze_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_batch_refactor_inline(cusolverRfHandle_t handle)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle) = (cusolverStatus_t (*)(cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 574);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_batch_refactor)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 574, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_batch_refactor(...) cubind_cusolverRf_batch_refactor_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_batch_solve_inline(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF_array[], int ldxf)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF_array[], int ldxf) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF_array[], int ldxf))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 575);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_batch_solve)(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
+    cubind_status = cubind_fn(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 575, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_batch_solve(...) cubind_cusolverRf_batch_solve_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverRf_batch_zero_pivot_inline(cusolverRfHandle_t handle, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, int *position) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 576);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverRf_batch_zero_pivot)(handle, position);
+    cubind_status = cubind_fn(handle, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 576, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverRf_batch_zero_pivot(...) cubind_cusolverRf_batch_zero_pivot_inline(__VA_ARGS__)
+#endif /* CUBIND_INLINE */
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop

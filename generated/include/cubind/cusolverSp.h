@@ -9,6 +9,7 @@
 #define CUBIND_CUSOLVERSP_H
 
 #include "cubind/platform.h"
+#include "cubind/inline.h"
 #include "cubind/cusolverSp_types.h"
 
 /*
@@ -2792,6 +2793,2373 @@ cusolverStatus_t cubind_cusolverSp_ccsrchol_diag(cusolverSpHandle_t handle, csrc
  */
 CUBIND_API CUBIND_DEPRECATED("please use cuDSS instead")
 cusolverStatus_t cubind_cusolverSp_zcsrchol_diag(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag);
+
+/* The slots of libcusolver, read by the inline form (cubind/inline.h); libcubind's, read-only here. */
+CUBIND_API extern cubind_slot *const cubind_cusolver_slots_6d0ca01c4a26;
+
+#if defined(CUBIND_INLINE)
+/* The inline form of each wrapper above (cubind/inline.h): the hot path here, the rest in libcubind. */
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_create_inline(cusolverSpHandle_t *handle)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t *handle) = (cusolverStatus_t (*)(cusolverSpHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 379);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_create)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 379, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_create(...) cubind_cusolverSp_create_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_destroy_inline(cusolverSpHandle_t handle)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle) = (cusolverStatus_t (*)(cusolverSpHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 380);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_destroy)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 380, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_destroy(...) cubind_cusolverSp_destroy_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_set_stream_inline(cusolverSpHandle_t handle, cudaStream_t streamId)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, cudaStream_t streamId) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, cudaStream_t streamId))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 381);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_set_stream)(handle, streamId);
+    cubind_status = cubind_fn(handle, streamId);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 381, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_set_stream(...) cubind_cusolverSp_set_stream_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_get_stream_inline(cusolverSpHandle_t handle, cudaStream_t *streamId)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, cudaStream_t *streamId) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, cudaStream_t *streamId))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 382);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_get_stream)(handle, streamId);
+    cubind_status = cubind_fn(handle, streamId);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 382, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_get_stream(...) cubind_cusolverSp_get_stream_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_xcsrissym_host_inline(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 383);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_xcsrissym_host)(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
+    cubind_status = cubind_fn(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 383, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_xcsrissym_host(...) cubind_cusolverSp_xcsrissym_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrlsvlu_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 384);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrlsvlu_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 384, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrlsvlu_host(...) cubind_cusolverSp_scsrlsvlu_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvlu_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 385);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrlsvlu_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 385, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrlsvlu_host(...) cubind_cusolverSp_dcsrlsvlu_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvlu_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 386);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrlsvlu_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 386, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrlsvlu_host(...) cubind_cusolverSp_ccsrlsvlu_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvlu_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 387);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrlsvlu_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 387, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrlsvlu_host(...) cubind_cusolverSp_zcsrlsvlu_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_scsrlsvqr_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 388);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrlsvqr)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 388, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrlsvqr(...) cubind_cusolverSp_scsrlsvqr_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvqr_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 389);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrlsvqr)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 389, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrlsvqr(...) cubind_cusolverSp_dcsrlsvqr_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvqr_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 390);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrlsvqr)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 390, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrlsvqr(...) cubind_cusolverSp_ccsrlsvqr_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvqr_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 391);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrlsvqr)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 391, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrlsvqr(...) cubind_cusolverSp_zcsrlsvqr_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_scsrlsvqr_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 392);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrlsvqr_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 392, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrlsvqr_host(...) cubind_cusolverSp_scsrlsvqr_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvqr_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 393);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrlsvqr_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 393, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrlsvqr_host(...) cubind_cusolverSp_dcsrlsvqr_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvqr_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 394);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrlsvqr_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 394, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrlsvqr_host(...) cubind_cusolverSp_ccsrlsvqr_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvqr_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 395);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrlsvqr_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 395, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrlsvqr_host(...) cubind_cusolverSp_zcsrlsvqr_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrlsvchol_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 396);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrlsvchol_host)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 396, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrlsvchol_host(...) cubind_cusolverSp_scsrlsvchol_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvchol_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 397);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrlsvchol_host)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 397, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrlsvchol_host(...) cubind_cusolverSp_dcsrlsvchol_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvchol_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 398);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrlsvchol_host)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 398, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrlsvchol_host(...) cubind_cusolverSp_ccsrlsvchol_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvchol_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 399);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrlsvchol_host)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 399, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrlsvchol_host(...) cubind_cusolverSp_zcsrlsvchol_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrlsvchol_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 400);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrlsvchol)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 400, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrlsvchol(...) cubind_cusolverSp_scsrlsvchol_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvchol_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 401);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrlsvchol)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 401, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrlsvchol(...) cubind_cusolverSp_dcsrlsvchol_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvchol_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 402);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrlsvchol)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 402, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrlsvchol(...) cubind_cusolverSp_ccsrlsvchol_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvchol_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 403);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrlsvchol)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 403, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrlsvchol(...) cubind_cusolverSp_zcsrlsvchol_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_scsrlsqvqr_host_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 404);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrlsqvqr_host)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+    cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 404, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrlsqvqr_host(...) cubind_cusolverSp_scsrlsqvqr_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrlsqvqr_host_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 405);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrlsqvqr_host)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+    cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 405, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrlsqvqr_host(...) cubind_cusolverSp_dcsrlsqvqr_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrlsqvqr_host_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 406);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrlsqvqr_host)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+    cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 406, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrlsqvqr_host(...) cubind_cusolverSp_ccsrlsqvqr_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrlsqvqr_host_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 407);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrlsqvqr_host)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+    cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 407, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrlsqvqr_host(...) cubind_cusolverSp_zcsrlsqvqr_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsreigvsi_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 408);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsreigvsi_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 408, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsreigvsi_host(...) cubind_cusolverSp_scsreigvsi_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsreigvsi_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 409);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsreigvsi_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 409, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsreigvsi_host(...) cubind_cusolverSp_dcsreigvsi_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsreigvsi_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 410);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsreigvsi_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 410, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsreigvsi_host(...) cubind_cusolverSp_ccsreigvsi_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsreigvsi_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 411);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsreigvsi_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 411, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsreigvsi_host(...) cubind_cusolverSp_zcsreigvsi_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsreigvsi_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 412);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsreigvsi)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 412, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsreigvsi(...) cubind_cusolverSp_scsreigvsi_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsreigvsi_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 413);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsreigvsi)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 413, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsreigvsi(...) cubind_cusolverSp_dcsreigvsi_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsreigvsi_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 414);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsreigvsi)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 414, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsreigvsi(...) cubind_cusolverSp_ccsreigvsi_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsreigvsi_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 415);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsreigvsi)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 415, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsreigvsi(...) cubind_cusolverSp_zcsreigvsi_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsreigs_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 416);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsreigs_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 416, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsreigs_host(...) cubind_cusolverSp_scsreigs_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsreigs_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 417);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsreigs_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 417, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsreigs_host(...) cubind_cusolverSp_dcsreigs_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsreigs_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 418);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsreigs_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 418, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsreigs_host(...) cubind_cusolverSp_ccsreigs_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsreigs_host_inline(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 419);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsreigs_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+    cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 419, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsreigs_host(...) cubind_cusolverSp_zcsreigs_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_xcsrsymrcm_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 420);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_xcsrsymrcm_host)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 420, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_xcsrsymrcm_host(...) cubind_cusolverSp_xcsrsymrcm_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_xcsrsymmdq_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 421);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_xcsrsymmdq_host)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 421, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_xcsrsymmdq_host(...) cubind_cusolverSp_xcsrsymmdq_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_xcsrsymamd_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 422);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_xcsrsymamd_host)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 422, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_xcsrsymamd_host(...) cubind_cusolverSp_xcsrsymamd_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_xcsrmetisnd_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 423);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_xcsrmetisnd_host)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 423, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_xcsrmetisnd_host(...) cubind_cusolverSp_xcsrmetisnd_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_scsrzfd_host_inline(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 424);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrzfd_host)(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+    cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 424, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrzfd_host(...) cubind_cusolverSp_scsrzfd_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrzfd_host_inline(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 425);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrzfd_host)(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+    cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 425, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrzfd_host(...) cubind_cusolverSp_dcsrzfd_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrzfd_host_inline(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 426);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrzfd_host)(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+    cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 426, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrzfd_host(...) cubind_cusolverSp_ccsrzfd_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrzfd_host_inline(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 427);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrzfd_host)(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+    cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 427, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrzfd_host(...) cubind_cusolverSp_zcsrzfd_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_xcsrperm_buffer_size_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 428);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_xcsrperm_buffer_size_host)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 428, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_xcsrperm_buffer_size_host(...) cubind_cusolverSp_xcsrperm_buffer_size_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_xcsrperm_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 429);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_xcsrperm_host)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 429, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_xcsrperm_host(...) cubind_cusolverSp_xcsrperm_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_create_csrqr_info_inline(csrqrInfo_t *info)
+{
+    cusolverStatus_t (*cubind_fn)(csrqrInfo_t *info) = (cusolverStatus_t (*)(csrqrInfo_t *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 430);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_create_csrqr_info)(info);
+    cubind_status = cubind_fn(info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 430, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_create_csrqr_info(...) cubind_cusolverSp_create_csrqr_info_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_destroy_csrqr_info_inline(csrqrInfo_t info)
+{
+    cusolverStatus_t (*cubind_fn)(csrqrInfo_t info) = (cusolverStatus_t (*)(csrqrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 431);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_destroy_csrqr_info)(info);
+    cubind_status = cubind_fn(info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 431, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_destroy_csrqr_info(...) cubind_cusolverSp_destroy_csrqr_info_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_xcsrqr_analysis_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 432);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_xcsrqr_analysis_batched)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 432, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_xcsrqr_analysis_batched(...) cubind_cusolverSp_xcsrqr_analysis_batched_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_scsrqr_buffer_info_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 433);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrqr_buffer_info_batched)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 433, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrqr_buffer_info_batched(...) cubind_cusolverSp_scsrqr_buffer_info_batched_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_buffer_info_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 434);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrqr_buffer_info_batched)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 434, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrqr_buffer_info_batched(...) cubind_cusolverSp_dcsrqr_buffer_info_batched_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_buffer_info_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 435);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrqr_buffer_info_batched)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 435, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrqr_buffer_info_batched(...) cubind_cusolverSp_ccsrqr_buffer_info_batched_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_buffer_info_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 436);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrqr_buffer_info_batched)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 436, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrqr_buffer_info_batched(...) cubind_cusolverSp_zcsrqr_buffer_info_batched_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_scsrqrsv_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 437);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrqrsv_batched)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 437, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrqrsv_batched(...) cubind_cusolverSp_scsrqrsv_batched_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrqrsv_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 438);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrqrsv_batched)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 438, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrqrsv_batched(...) cubind_cusolverSp_dcsrqrsv_batched_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrqrsv_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 439);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrqrsv_batched)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 439, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrqrsv_batched(...) cubind_cusolverSp_ccsrqrsv_batched_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrqrsv_batched_inline(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 440);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrqrsv_batched)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 440, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrqrsv_batched(...) cubind_cusolverSp_zcsrqrsv_batched_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_create_csrlu_info_host_inline(csrluInfoHost_t *info)
+{
+    cusolverStatus_t (*cubind_fn)(csrluInfoHost_t *info) = (cusolverStatus_t (*)(csrluInfoHost_t *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 441);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_create_csrlu_info_host)(info);
+    cubind_status = cubind_fn(info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 441, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_create_csrlu_info_host(...) cubind_cusolverSp_create_csrlu_info_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_destroy_csrlu_info_host_inline(csrluInfoHost_t info)
+{
+    cusolverStatus_t (*cubind_fn)(csrluInfoHost_t info) = (cusolverStatus_t (*)(csrluInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 442);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_destroy_csrlu_info_host)(info);
+    cubind_status = cubind_fn(info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 442, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_destroy_csrlu_info_host(...) cubind_cusolverSp_destroy_csrlu_info_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_xcsrlu_analysis_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 443);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_xcsrlu_analysis_host)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 443, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_xcsrlu_analysis_host(...) cubind_cusolverSp_xcsrlu_analysis_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrlu_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 444);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrlu_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 444, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrlu_buffer_info_host(...) cubind_cusolverSp_scsrlu_buffer_info_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 445);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrlu_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 445, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrlu_buffer_info_host(...) cubind_cusolverSp_dcsrlu_buffer_info_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 446);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrlu_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 446, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrlu_buffer_info_host(...) cubind_cusolverSp_ccsrlu_buffer_info_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 447);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrlu_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 447, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrlu_buffer_info_host(...) cubind_cusolverSp_zcsrlu_buffer_info_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrlu_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 448);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrlu_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 448, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrlu_factor_host(...) cubind_cusolverSp_scsrlu_factor_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 449);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrlu_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 449, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrlu_factor_host(...) cubind_cusolverSp_dcsrlu_factor_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 450);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrlu_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 450, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrlu_factor_host(...) cubind_cusolverSp_ccsrlu_factor_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 451);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrlu_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 451, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrlu_factor_host(...) cubind_cusolverSp_zcsrlu_factor_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrlu_zero_pivot_host_inline(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 452);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrlu_zero_pivot_host)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 452, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrlu_zero_pivot_host(...) cubind_cusolverSp_scsrlu_zero_pivot_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_zero_pivot_host_inline(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 453);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrlu_zero_pivot_host)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 453, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrlu_zero_pivot_host(...) cubind_cusolverSp_dcsrlu_zero_pivot_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_zero_pivot_host_inline(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 454);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrlu_zero_pivot_host)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 454, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrlu_zero_pivot_host(...) cubind_cusolverSp_ccsrlu_zero_pivot_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_zero_pivot_host_inline(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 455);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrlu_zero_pivot_host)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 455, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrlu_zero_pivot_host(...) cubind_cusolverSp_zcsrlu_zero_pivot_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrlu_solve_host_inline(cusolverSpHandle_t handle, int n, const float *b, float *x, csrluInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 456);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrlu_solve_host)(handle, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 456, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrlu_solve_host(...) cubind_cusolverSp_scsrlu_solve_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_solve_host_inline(cusolverSpHandle_t handle, int n, const double *b, double *x, csrluInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 457);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrlu_solve_host)(handle, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 457, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrlu_solve_host(...) cubind_cusolverSp_dcsrlu_solve_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_solve_host_inline(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrluInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 458);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrlu_solve_host)(handle, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 458, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrlu_solve_host(...) cubind_cusolverSp_ccsrlu_solve_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_solve_host_inline(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrluInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 459);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrlu_solve_host)(handle, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 459, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrlu_solve_host(...) cubind_cusolverSp_zcsrlu_solve_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_xcsrlu_nnz_host_inline(cusolverSpHandle_t handle, int *nnzLRef, int *nnzURef, csrluInfoHost_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int *nnzLRef, int *nnzURef, csrluInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int *nnzLRef, int *nnzURef, csrluInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 460);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_xcsrlu_nnz_host)(handle, nnzLRef, nnzURef, info);
+    cubind_status = cubind_fn(handle, nnzLRef, nnzURef, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 460, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_xcsrlu_nnz_host(...) cubind_cusolverSp_xcsrlu_nnz_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrlu_extract_host_inline(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, float *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, float *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, float *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, float *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, float *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, float *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 461);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrlu_extract_host)(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+    cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 461, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrlu_extract_host(...) cubind_cusolverSp_scsrlu_extract_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_extract_host_inline(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, double *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, double *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, double *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, double *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, double *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, double *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 462);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrlu_extract_host)(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+    cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 462, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrlu_extract_host(...) cubind_cusolverSp_dcsrlu_extract_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_extract_host_inline(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 463);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrlu_extract_host)(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+    cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 463, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrlu_extract_host(...) cubind_cusolverSp_ccsrlu_extract_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_extract_host_inline(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuDoubleComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuDoubleComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuDoubleComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuDoubleComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuDoubleComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuDoubleComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 464);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrlu_extract_host)(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+    cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 464, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrlu_extract_host(...) cubind_cusolverSp_zcsrlu_extract_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_create_csrqr_info_host_inline(csrqrInfoHost_t *info)
+{
+    cusolverStatus_t (*cubind_fn)(csrqrInfoHost_t *info) = (cusolverStatus_t (*)(csrqrInfoHost_t *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 465);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_create_csrqr_info_host)(info);
+    cubind_status = cubind_fn(info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 465, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_create_csrqr_info_host(...) cubind_cusolverSp_create_csrqr_info_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_destroy_csrqr_info_host_inline(csrqrInfoHost_t info)
+{
+    cusolverStatus_t (*cubind_fn)(csrqrInfoHost_t info) = (cusolverStatus_t (*)(csrqrInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 466);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_destroy_csrqr_info_host)(info);
+    cubind_status = cubind_fn(info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 466, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_destroy_csrqr_info_host(...) cubind_cusolverSp_destroy_csrqr_info_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_xcsrqr_analysis_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 467);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_xcsrqr_analysis_host)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 467, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_xcsrqr_analysis_host(...) cubind_cusolverSp_xcsrqr_analysis_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_scsrqr_buffer_info_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 468);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrqr_buffer_info_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 468, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrqr_buffer_info_host(...) cubind_cusolverSp_scsrqr_buffer_info_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_buffer_info_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 469);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrqr_buffer_info_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 469, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrqr_buffer_info_host(...) cubind_cusolverSp_dcsrqr_buffer_info_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_buffer_info_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 470);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrqr_buffer_info_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 470, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrqr_buffer_info_host(...) cubind_cusolverSp_ccsrqr_buffer_info_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_buffer_info_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 471);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrqr_buffer_info_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 471, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrqr_buffer_info_host(...) cubind_cusolverSp_zcsrqr_buffer_info_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_scsrqr_setup_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfoHost_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 472);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrqr_setup_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 472, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrqr_setup_host(...) cubind_cusolverSp_scsrqr_setup_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_setup_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfoHost_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 473);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrqr_setup_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 473, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrqr_setup_host(...) cubind_cusolverSp_dcsrqr_setup_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_setup_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfoHost_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 474);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrqr_setup_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 474, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrqr_setup_host(...) cubind_cusolverSp_ccsrqr_setup_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_setup_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfoHost_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 475);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrqr_setup_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 475, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrqr_setup_host(...) cubind_cusolverSp_zcsrqr_setup_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_scsrqr_factor_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 476);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrqr_factor_host)(handle, m, n, nnzA, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 476, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrqr_factor_host(...) cubind_cusolverSp_scsrqr_factor_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_factor_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 477);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrqr_factor_host)(handle, m, n, nnzA, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 477, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrqr_factor_host(...) cubind_cusolverSp_dcsrqr_factor_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_factor_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 478);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrqr_factor_host)(handle, m, n, nnzA, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 478, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrqr_factor_host(...) cubind_cusolverSp_ccsrqr_factor_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_factor_host_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 479);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrqr_factor_host)(handle, m, n, nnzA, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 479, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrqr_factor_host(...) cubind_cusolverSp_zcsrqr_factor_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_scsrqr_zero_pivot_host_inline(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 480);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrqr_zero_pivot_host)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 480, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrqr_zero_pivot_host(...) cubind_cusolverSp_scsrqr_zero_pivot_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_zero_pivot_host_inline(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 481);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrqr_zero_pivot_host)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 481, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrqr_zero_pivot_host(...) cubind_cusolverSp_dcsrqr_zero_pivot_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_zero_pivot_host_inline(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 482);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrqr_zero_pivot_host)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 482, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrqr_zero_pivot_host(...) cubind_cusolverSp_ccsrqr_zero_pivot_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_zero_pivot_host_inline(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 483);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrqr_zero_pivot_host)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 483, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrqr_zero_pivot_host(...) cubind_cusolverSp_zcsrqr_zero_pivot_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_scsrqr_solve_host_inline(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 484);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrqr_solve_host)(handle, m, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 484, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrqr_solve_host(...) cubind_cusolverSp_scsrqr_solve_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_solve_host_inline(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 485);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrqr_solve_host)(handle, m, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 485, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrqr_solve_host(...) cubind_cusolverSp_dcsrqr_solve_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_solve_host_inline(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 486);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrqr_solve_host)(handle, m, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 486, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrqr_solve_host(...) cubind_cusolverSp_ccsrqr_solve_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_solve_host_inline(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 487);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrqr_solve_host)(handle, m, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 487, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrqr_solve_host(...) cubind_cusolverSp_zcsrqr_solve_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_xcsrqr_analysis_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 488);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_xcsrqr_analysis)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 488, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_xcsrqr_analysis(...) cubind_cusolverSp_xcsrqr_analysis_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_scsrqr_buffer_info_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 489);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrqr_buffer_info)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 489, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrqr_buffer_info(...) cubind_cusolverSp_scsrqr_buffer_info_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_buffer_info_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 490);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrqr_buffer_info)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 490, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrqr_buffer_info(...) cubind_cusolverSp_dcsrqr_buffer_info_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_buffer_info_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 491);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrqr_buffer_info)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 491, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrqr_buffer_info(...) cubind_cusolverSp_ccsrqr_buffer_info_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_buffer_info_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 492);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrqr_buffer_info)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 492, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrqr_buffer_info(...) cubind_cusolverSp_zcsrqr_buffer_info_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_scsrqr_setup_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfo_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfo_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 493);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrqr_setup)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 493, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrqr_setup(...) cubind_cusolverSp_scsrqr_setup_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_setup_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfo_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfo_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 494);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrqr_setup)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 494, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrqr_setup(...) cubind_cusolverSp_dcsrqr_setup_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_setup_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfo_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfo_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 495);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrqr_setup)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 495, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrqr_setup(...) cubind_cusolverSp_ccsrqr_setup_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_setup_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfo_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfo_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 496);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrqr_setup)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 496, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrqr_setup(...) cubind_cusolverSp_zcsrqr_setup_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_scsrqr_factor_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 497);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrqr_factor)(handle, m, n, nnzA, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 497, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrqr_factor(...) cubind_cusolverSp_scsrqr_factor_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_factor_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 498);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrqr_factor)(handle, m, n, nnzA, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 498, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrqr_factor(...) cubind_cusolverSp_dcsrqr_factor_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_factor_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 499);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrqr_factor)(handle, m, n, nnzA, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 499, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrqr_factor(...) cubind_cusolverSp_ccsrqr_factor_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_factor_inline(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 500);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrqr_factor)(handle, m, n, nnzA, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 500, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrqr_factor(...) cubind_cusolverSp_zcsrqr_factor_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_scsrqr_zero_pivot_inline(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 501);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrqr_zero_pivot)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 501, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrqr_zero_pivot(...) cubind_cusolverSp_scsrqr_zero_pivot_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_zero_pivot_inline(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 502);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrqr_zero_pivot)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 502, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrqr_zero_pivot(...) cubind_cusolverSp_dcsrqr_zero_pivot_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_zero_pivot_inline(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 503);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrqr_zero_pivot)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 503, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrqr_zero_pivot(...) cubind_cusolverSp_ccsrqr_zero_pivot_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_zero_pivot_inline(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 504);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrqr_zero_pivot)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 504, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrqr_zero_pivot(...) cubind_cusolverSp_zcsrqr_zero_pivot_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_scsrqr_solve_inline(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 505);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrqr_solve)(handle, m, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 505, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrqr_solve(...) cubind_cusolverSp_scsrqr_solve_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_solve_inline(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 506);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrqr_solve)(handle, m, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 506, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrqr_solve(...) cubind_cusolverSp_dcsrqr_solve_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_solve_inline(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 507);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrqr_solve)(handle, m, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 507, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrqr_solve(...) cubind_cusolverSp_ccsrqr_solve_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_solve_inline(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 508);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrqr_solve)(handle, m, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 508, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrqr_solve(...) cubind_cusolverSp_zcsrqr_solve_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_create_csrchol_info_host_inline(csrcholInfoHost_t *info)
+{
+    cusolverStatus_t (*cubind_fn)(csrcholInfoHost_t *info) = (cusolverStatus_t (*)(csrcholInfoHost_t *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 509);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_create_csrchol_info_host)(info);
+    cubind_status = cubind_fn(info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 509, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_create_csrchol_info_host(...) cubind_cusolverSp_create_csrchol_info_host_inline(__VA_ARGS__)
+
+static inline cusolverStatus_t cubind_cusolverSp_destroy_csrchol_info_host_inline(csrcholInfoHost_t info)
+{
+    cusolverStatus_t (*cubind_fn)(csrcholInfoHost_t info) = (cusolverStatus_t (*)(csrcholInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 510);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_destroy_csrchol_info_host)(info);
+    cubind_status = cubind_fn(info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 510, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_destroy_csrchol_info_host(...) cubind_cusolverSp_destroy_csrchol_info_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_xcsrchol_analysis_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 511);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_xcsrchol_analysis_host)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 511, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_xcsrchol_analysis_host(...) cubind_cusolverSp_xcsrchol_analysis_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrchol_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 512);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrchol_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 512, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrchol_buffer_info_host(...) cubind_cusolverSp_scsrchol_buffer_info_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 513);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrchol_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 513, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrchol_buffer_info_host(...) cubind_cusolverSp_dcsrchol_buffer_info_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 514);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrchol_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 514, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrchol_buffer_info_host(...) cubind_cusolverSp_ccsrchol_buffer_info_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_buffer_info_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 515);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrchol_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 515, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrchol_buffer_info_host(...) cubind_cusolverSp_zcsrchol_buffer_info_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrchol_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 516);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrchol_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 516, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrchol_factor_host(...) cubind_cusolverSp_scsrchol_factor_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 517);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrchol_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 517, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrchol_factor_host(...) cubind_cusolverSp_dcsrchol_factor_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 518);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrchol_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 518, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrchol_factor_host(...) cubind_cusolverSp_ccsrchol_factor_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_factor_host_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 519);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrchol_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 519, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrchol_factor_host(...) cubind_cusolverSp_zcsrchol_factor_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrchol_zero_pivot_host_inline(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 520);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrchol_zero_pivot_host)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 520, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrchol_zero_pivot_host(...) cubind_cusolverSp_scsrchol_zero_pivot_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_zero_pivot_host_inline(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 521);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrchol_zero_pivot_host)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 521, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrchol_zero_pivot_host(...) cubind_cusolverSp_dcsrchol_zero_pivot_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_zero_pivot_host_inline(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 522);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrchol_zero_pivot_host)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 522, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrchol_zero_pivot_host(...) cubind_cusolverSp_ccsrchol_zero_pivot_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_zero_pivot_host_inline(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 523);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrchol_zero_pivot_host)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 523, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrchol_zero_pivot_host(...) cubind_cusolverSp_zcsrchol_zero_pivot_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrchol_solve_host_inline(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 524);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrchol_solve_host)(handle, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 524, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrchol_solve_host(...) cubind_cusolverSp_scsrchol_solve_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_solve_host_inline(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 525);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrchol_solve_host)(handle, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 525, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrchol_solve_host(...) cubind_cusolverSp_dcsrchol_solve_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_solve_host_inline(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 526);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrchol_solve_host)(handle, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 526, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrchol_solve_host(...) cubind_cusolverSp_ccsrchol_solve_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_solve_host_inline(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfoHost_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 527);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrchol_solve_host)(handle, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 527, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrchol_solve_host(...) cubind_cusolverSp_zcsrchol_solve_host_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_create_csrchol_info_inline(csrcholInfo_t *info)
+{
+    cusolverStatus_t (*cubind_fn)(csrcholInfo_t *info) = (cusolverStatus_t (*)(csrcholInfo_t *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 528);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_create_csrchol_info)(info);
+    cubind_status = cubind_fn(info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 528, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_create_csrchol_info(...) cubind_cusolverSp_create_csrchol_info_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_destroy_csrchol_info_inline(csrcholInfo_t info)
+{
+    cusolverStatus_t (*cubind_fn)(csrcholInfo_t info) = (cusolverStatus_t (*)(csrcholInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 529);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_destroy_csrchol_info)(info);
+    cubind_status = cubind_fn(info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 529, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_destroy_csrchol_info(...) cubind_cusolverSp_destroy_csrchol_info_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_xcsrchol_analysis_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 530);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_xcsrchol_analysis)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 530, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_xcsrchol_analysis(...) cubind_cusolverSp_xcsrchol_analysis_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrchol_buffer_info_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 531);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrchol_buffer_info)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 531, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrchol_buffer_info(...) cubind_cusolverSp_scsrchol_buffer_info_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_buffer_info_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 532);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrchol_buffer_info)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 532, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrchol_buffer_info(...) cubind_cusolverSp_dcsrchol_buffer_info_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_buffer_info_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 533);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrchol_buffer_info)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 533, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrchol_buffer_info(...) cubind_cusolverSp_ccsrchol_buffer_info_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_buffer_info_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 534);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrchol_buffer_info)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 534, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrchol_buffer_info(...) cubind_cusolverSp_zcsrchol_buffer_info_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrchol_factor_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 535);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrchol_factor)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 535, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrchol_factor(...) cubind_cusolverSp_scsrchol_factor_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_factor_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 536);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrchol_factor)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 536, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrchol_factor(...) cubind_cusolverSp_dcsrchol_factor_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_factor_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 537);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrchol_factor)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 537, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrchol_factor(...) cubind_cusolverSp_ccsrchol_factor_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_factor_inline(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 538);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrchol_factor)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 538, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrchol_factor(...) cubind_cusolverSp_zcsrchol_factor_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrchol_zero_pivot_inline(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 539);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrchol_zero_pivot)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 539, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrchol_zero_pivot(...) cubind_cusolverSp_scsrchol_zero_pivot_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_zero_pivot_inline(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 540);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrchol_zero_pivot)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 540, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrchol_zero_pivot(...) cubind_cusolverSp_dcsrchol_zero_pivot_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_zero_pivot_inline(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 541);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrchol_zero_pivot)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 541, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrchol_zero_pivot(...) cubind_cusolverSp_ccsrchol_zero_pivot_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_zero_pivot_inline(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 542);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrchol_zero_pivot)(handle, info, tol, position);
+    cubind_status = cubind_fn(handle, info, tol, position);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 542, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrchol_zero_pivot(...) cubind_cusolverSp_zcsrchol_zero_pivot_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrchol_solve_inline(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 543);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrchol_solve)(handle, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 543, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrchol_solve(...) cubind_cusolverSp_scsrchol_solve_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_solve_inline(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 544);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrchol_solve)(handle, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 544, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrchol_solve(...) cubind_cusolverSp_dcsrchol_solve_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_solve_inline(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 545);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrchol_solve)(handle, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 545, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrchol_solve(...) cubind_cusolverSp_ccsrchol_solve_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_solve_inline(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfo_t info, void *pBuffer)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 546);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrchol_solve)(handle, n, b, x, info, pBuffer);
+    cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 546, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrchol_solve(...) cubind_cusolverSp_zcsrchol_solve_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_scsrchol_diag_inline(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 547);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_scsrchol_diag)(handle, info, diag);
+    cubind_status = cubind_fn(handle, info, diag);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 547, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_scsrchol_diag(...) cubind_cusolverSp_scsrchol_diag_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_diag_inline(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 548);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_dcsrchol_diag)(handle, info, diag);
+    cubind_status = cubind_fn(handle, info, diag);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 548, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_dcsrchol_diag(...) cubind_cusolverSp_dcsrchol_diag_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_diag_inline(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 549);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_ccsrchol_diag)(handle, info, diag);
+    cubind_status = cubind_fn(handle, info, diag);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 549, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_ccsrchol_diag(...) cubind_cusolverSp_ccsrchol_diag_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("please use cuDSS instead")
+static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_diag_inline(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag)
+{
+    cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 550);
+    cusolverStatus_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_cusolverSp_zcsrchol_diag)(handle, info, diag);
+    cubind_status = cubind_fn(handle, info, diag);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
+        return (cusolverStatus_t)cubind_status_error(CUBIND_LIB_CUSOLVER, 550, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_cusolverSp_zcsrchol_diag(...) cubind_cusolverSp_zcsrchol_diag_inline(__VA_ARGS__)
+#endif /* CUBIND_INLINE */
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop

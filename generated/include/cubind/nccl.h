@@ -9,6 +9,7 @@
 #define CUBIND_NCCL_H
 
 #include "cubind/platform.h"
+#include "cubind/inline.h"
 #include "cubind/nccl_types.h"
 
 /*
@@ -460,6 +461,537 @@ ncclResult_t cubind_nccl_group_end(void);
  */
 CUBIND_API
 ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo);
+
+/* The slots of libnccl, read by the inline form (cubind/inline.h); libcubind's, read-only here. */
+CUBIND_API extern cubind_slot *const cubind_nccl_slots_c388ff997bcd;
+
+#if defined(CUBIND_INLINE)
+/* The inline form of each wrapper above (cubind/inline.h): the hot path here, the rest in libcubind. */
+
+static inline ncclResult_t cubind_nccl_mem_alloc_inline(void **ptr, size_t size)
+{
+    ncclResult_t (*cubind_fn)(void **ptr, size_t size) = (ncclResult_t (*)(void **ptr, size_t size))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 0);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_mem_alloc)(ptr, size);
+    cubind_status = cubind_fn(ptr, size);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 0, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_mem_alloc(...) cubind_nccl_mem_alloc_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_mem_free_inline(void *ptr)
+{
+    ncclResult_t (*cubind_fn)(void *ptr) = (ncclResult_t (*)(void *ptr))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 1);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_mem_free)(ptr);
+    cubind_status = cubind_fn(ptr);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 1, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_mem_free(...) cubind_nccl_mem_free_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_get_version_inline(int *version)
+{
+    ncclResult_t (*cubind_fn)(int *version) = (ncclResult_t (*)(int *version))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 2);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_get_version)(version);
+    cubind_status = cubind_fn(version);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 2, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_get_version(...) cubind_nccl_get_version_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_get_unique_id_inline(ncclUniqueId *uniqueId)
+{
+    ncclResult_t (*cubind_fn)(ncclUniqueId *uniqueId) = (ncclResult_t (*)(ncclUniqueId *uniqueId))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 3);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_get_unique_id)(uniqueId);
+    cubind_status = cubind_fn(uniqueId);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 3, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_get_unique_id(...) cubind_nccl_get_unique_id_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_init_rank_config_inline(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
+{
+    ncclResult_t (*cubind_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config) = (ncclResult_t (*)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 4);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_init_rank_config)(comm, nranks, commId, rank, config);
+    cubind_status = cubind_fn(comm, nranks, commId, rank, config);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 4, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_init_rank_config(...) cubind_nccl_comm_init_rank_config_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_init_rank_inline(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+{
+    ncclResult_t (*cubind_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank) = (ncclResult_t (*)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 5);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_init_rank)(comm, nranks, commId, rank);
+    cubind_status = cubind_fn(comm, nranks, commId, rank);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 5, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_init_rank(...) cubind_nccl_comm_init_rank_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_init_all_inline(ncclComm_t *comm, int ndev, const int *devlist)
+{
+    ncclResult_t (*cubind_fn)(ncclComm_t *comm, int ndev, const int *devlist) = (ncclResult_t (*)(ncclComm_t *comm, int ndev, const int *devlist))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 6);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_init_all)(comm, ndev, devlist);
+    cubind_status = cubind_fn(comm, ndev, devlist);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 6, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_init_all(...) cubind_nccl_comm_init_all_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_finalize_inline(ncclComm_t comm)
+{
+    ncclResult_t (*cubind_fn)(ncclComm_t comm) = (ncclResult_t (*)(ncclComm_t comm))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 7);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_finalize)(comm);
+    cubind_status = cubind_fn(comm);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 7, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_finalize(...) cubind_nccl_comm_finalize_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_destroy_inline(ncclComm_t comm)
+{
+    ncclResult_t (*cubind_fn)(ncclComm_t comm) = (ncclResult_t (*)(ncclComm_t comm))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 8);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_destroy)(comm);
+    cubind_status = cubind_fn(comm);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 8, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_destroy(...) cubind_nccl_comm_destroy_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_abort_inline(ncclComm_t comm)
+{
+    ncclResult_t (*cubind_fn)(ncclComm_t comm) = (ncclResult_t (*)(ncclComm_t comm))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 9);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_abort)(comm);
+    cubind_status = cubind_fn(comm);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 9, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_abort(...) cubind_nccl_comm_abort_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_revoke_inline(ncclComm_t comm, int revokeFlags)
+{
+    ncclResult_t (*cubind_fn)(ncclComm_t comm, int revokeFlags) = (ncclResult_t (*)(ncclComm_t comm, int revokeFlags))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 10);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_revoke)(comm, revokeFlags);
+    cubind_status = cubind_fn(comm, revokeFlags);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 10, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_revoke(...) cubind_nccl_comm_revoke_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_split_inline(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
+{
+    ncclResult_t (*cubind_fn)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config) = (ncclResult_t (*)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 11);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_split)(comm, color, key, newcomm, config);
+    cubind_status = cubind_fn(comm, color, key, newcomm, config);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 11, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_split(...) cubind_nccl_comm_split_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_shrink_inline(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+{
+    ncclResult_t (*cubind_fn)(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags) = (ncclResult_t (*)(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 12);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_shrink)(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 12, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_shrink(...) cubind_nccl_comm_shrink_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_init_rank_scalable_inline(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
+{
+    ncclResult_t (*cubind_fn)(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config) = (ncclResult_t (*)(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 13);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_init_rank_scalable)(newcomm, nranks, myrank, nId, commIds, config);
+    cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 13, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_init_rank_scalable(...) cubind_nccl_comm_init_rank_scalable_inline(__VA_ARGS__)
+
+static inline const char *cubind_nccl_get_error_string_inline(ncclResult_t result)
+{
+    const char *(*cubind_fn)(ncclResult_t result) = (const char *(*)(ncclResult_t result))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 14);
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_get_error_string)(result);
+    return cubind_fn(result);
+}
+#define cubind_nccl_get_error_string(...) cubind_nccl_get_error_string_inline(__VA_ARGS__)
+
+static inline const char *cubind_nccl_get_last_error_inline(ncclComm_t comm)
+{
+    const char *(*cubind_fn)(ncclComm_t comm) = (const char *(*)(ncclComm_t comm))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 15);
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_get_last_error)(comm);
+    return cubind_fn(comm);
+}
+#define cubind_nccl_get_last_error(...) cubind_nccl_get_last_error_inline(__VA_ARGS__)
+
+CUBIND_DEPRECATED("ncclResetDebugInit is not supported as part of the NCCL API and will be removed in the future")
+static inline void cubind_nccl_reset_debug_init_inline(void)
+{
+    void (*cubind_fn)(void) = (void (*)(void))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 16);
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL)) {
+        (cubind_nccl_reset_debug_init)();
+        return;
+    }
+    cubind_fn();
+}
+#define cubind_nccl_reset_debug_init(...) cubind_nccl_reset_debug_init_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_get_async_error_inline(ncclComm_t comm, ncclResult_t *asyncError)
+{
+    ncclResult_t (*cubind_fn)(ncclComm_t comm, ncclResult_t *asyncError) = (ncclResult_t (*)(ncclComm_t comm, ncclResult_t *asyncError))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 17);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_get_async_error)(comm, asyncError);
+    cubind_status = cubind_fn(comm, asyncError);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 17, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_get_async_error(...) cubind_nccl_comm_get_async_error_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_count_inline(const ncclComm_t comm, int *count)
+{
+    ncclResult_t (*cubind_fn)(const ncclComm_t comm, int *count) = (ncclResult_t (*)(const ncclComm_t comm, int *count))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 18);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_count)(comm, count);
+    cubind_status = cubind_fn(comm, count);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 18, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_count(...) cubind_nccl_comm_count_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_cu_device_inline(const ncclComm_t comm, int *device)
+{
+    ncclResult_t (*cubind_fn)(const ncclComm_t comm, int *device) = (ncclResult_t (*)(const ncclComm_t comm, int *device))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 19);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_cu_device)(comm, device);
+    cubind_status = cubind_fn(comm, device);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 19, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_cu_device(...) cubind_nccl_comm_cu_device_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_user_rank_inline(const ncclComm_t comm, int *rank)
+{
+    ncclResult_t (*cubind_fn)(const ncclComm_t comm, int *rank) = (ncclResult_t (*)(const ncclComm_t comm, int *rank))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 20);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_user_rank)(comm, rank);
+    cubind_status = cubind_fn(comm, rank);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 20, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_user_rank(...) cubind_nccl_comm_user_rank_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_register_inline(const ncclComm_t comm, void *buff, size_t size, void **handle)
+{
+    ncclResult_t (*cubind_fn)(const ncclComm_t comm, void *buff, size_t size, void **handle) = (ncclResult_t (*)(const ncclComm_t comm, void *buff, size_t size, void **handle))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 21);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_register)(comm, buff, size, handle);
+    cubind_status = cubind_fn(comm, buff, size, handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 21, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_register(...) cubind_nccl_comm_register_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_deregister_inline(const ncclComm_t comm, void *handle)
+{
+    ncclResult_t (*cubind_fn)(const ncclComm_t comm, void *handle) = (ncclResult_t (*)(const ncclComm_t comm, void *handle))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 22);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_deregister)(comm, handle);
+    cubind_status = cubind_fn(comm, handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 22, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_deregister(...) cubind_nccl_comm_deregister_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_window_register_inline(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
+{
+    ncclResult_t (*cubind_fn)(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags) = (ncclResult_t (*)(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 23);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_window_register)(comm, buff, size, win, winFlags);
+    cubind_status = cubind_fn(comm, buff, size, win, winFlags);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 23, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_window_register(...) cubind_nccl_comm_window_register_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_comm_window_deregister_inline(ncclComm_t comm, ncclWindow_t win)
+{
+    ncclResult_t (*cubind_fn)(ncclComm_t comm, ncclWindow_t win) = (ncclResult_t (*)(ncclComm_t comm, ncclWindow_t win))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 24);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_comm_window_deregister)(comm, win);
+    cubind_status = cubind_fn(comm, win);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 24, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_comm_window_deregister(...) cubind_nccl_comm_window_deregister_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_red_op_create_pre_mul_sum_inline(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
+{
+    ncclResult_t (*cubind_fn)(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm) = (ncclResult_t (*)(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 25);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_red_op_create_pre_mul_sum)(op, scalar, datatype, residence, comm);
+    cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 25, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_red_op_create_pre_mul_sum(...) cubind_nccl_red_op_create_pre_mul_sum_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_red_op_destroy_inline(ncclRedOp_t op, ncclComm_t comm)
+{
+    ncclResult_t (*cubind_fn)(ncclRedOp_t op, ncclComm_t comm) = (ncclResult_t (*)(ncclRedOp_t op, ncclComm_t comm))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 26);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_red_op_destroy)(op, comm);
+    cubind_status = cubind_fn(op, comm);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 26, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_red_op_destroy(...) cubind_nccl_red_op_destroy_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_reduce_inline(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 27);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_reduce)(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 27, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_reduce(...) cubind_nccl_reduce_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_bcast_inline(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    ncclResult_t (*cubind_fn)(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 28);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_bcast)(buff, count, datatype, root, comm, stream);
+    cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 28, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_bcast(...) cubind_nccl_bcast_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_broadcast_inline(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 29);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_broadcast)(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 29, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_broadcast(...) cubind_nccl_broadcast_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_all_reduce_inline(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+{
+    ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 30);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_all_reduce)(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 30, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_all_reduce(...) cubind_nccl_all_reduce_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_reduce_scatter_inline(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+{
+    ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 31);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_reduce_scatter)(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 31, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_reduce_scatter(...) cubind_nccl_reduce_scatter_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_all_gather_inline(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 32);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_all_gather)(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 32, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_all_gather(...) cubind_nccl_all_gather_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_allto_all_inline(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 33);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_allto_all)(sendbuff, recvbuff, count, datatype, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 33, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_allto_all(...) cubind_nccl_allto_all_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_gather_inline(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 34);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_gather)(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 34, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_gather(...) cubind_nccl_gather_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_scatter_inline(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 35);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_scatter)(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 35, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_scatter(...) cubind_nccl_scatter_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_send_inline(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+{
+    ncclResult_t (*cubind_fn)(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 36);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_send)(sendbuff, count, datatype, peer, comm, stream);
+    cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 36, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_send(...) cubind_nccl_send_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_recv_inline(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+{
+    ncclResult_t (*cubind_fn)(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 37);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_recv)(recvbuff, count, datatype, peer, comm, stream);
+    cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 37, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_recv(...) cubind_nccl_recv_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_group_start_inline(void)
+{
+    ncclResult_t (*cubind_fn)(void) = (ncclResult_t (*)(void))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 38);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_group_start)();
+    cubind_status = cubind_fn();
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 38, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_group_start(...) cubind_nccl_group_start_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_group_end_inline(void)
+{
+    ncclResult_t (*cubind_fn)(void) = (ncclResult_t (*)(void))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 39);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_group_end)();
+    cubind_status = cubind_fn();
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 39, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_group_end(...) cubind_nccl_group_end_inline(__VA_ARGS__)
+
+static inline ncclResult_t cubind_nccl_group_simulate_end_inline(ncclSimInfo_t *simInfo)
+{
+    ncclResult_t (*cubind_fn)(ncclSimInfo_t *simInfo) = (ncclResult_t (*)(ncclSimInfo_t *simInfo))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 40);
+    ncclResult_t cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nccl_group_simulate_end)(simInfo);
+    cubind_status = cubind_fn(simInfo);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
+        return (ncclResult_t)cubind_status_error(CUBIND_LIB_NCCL, 40, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nccl_group_simulate_end(...) cubind_nccl_group_simulate_end_inline(__VA_ARGS__)
+#endif /* CUBIND_INLINE */
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop

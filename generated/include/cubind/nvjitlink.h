@@ -9,6 +9,7 @@
 #define CUBIND_NVJITLINK_H
 
 #include "cubind/platform.h"
+#include "cubind/inline.h"
 #include "cubind/nvjitlink_types.h"
 
 /*
@@ -159,6 +160,195 @@ nvJitLinkResult cubind_nvjitlink_get_info_log(nvJitLinkHandle handle, char *log)
  */
 CUBIND_API
 nvJitLinkResult cubind_nvjitlink_version(unsigned int *major, unsigned int *minor);
+
+/* The slots of libnvjitlink, read by the inline form (cubind/inline.h); libcubind's, read-only here. */
+CUBIND_API extern cubind_slot *const cubind_nvjitlink_slots_73c6ecd40f5f;
+
+#if defined(CUBIND_INLINE)
+/* The inline form of each wrapper above (cubind/inline.h): the hot path here, the rest in libcubind. */
+
+static inline nvJitLinkResult cubind_nvjitlink_create_inline(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
+{
+    nvJitLinkResult (*cubind_fn)(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options) = (nvJitLinkResult (*)(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 0);
+    nvJitLinkResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nvjitlink_create)(handle, numOptions, options);
+    cubind_status = cubind_fn(handle, numOptions, options);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
+        return (nvJitLinkResult)cubind_status_error(CUBIND_LIB_NVJITLINK, 0, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nvjitlink_create(...) cubind_nvjitlink_create_inline(__VA_ARGS__)
+
+static inline nvJitLinkResult cubind_nvjitlink_destroy_inline(nvJitLinkHandle *handle)
+{
+    nvJitLinkResult (*cubind_fn)(nvJitLinkHandle *handle) = (nvJitLinkResult (*)(nvJitLinkHandle *handle))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 1);
+    nvJitLinkResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nvjitlink_destroy)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
+        return (nvJitLinkResult)cubind_status_error(CUBIND_LIB_NVJITLINK, 1, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nvjitlink_destroy(...) cubind_nvjitlink_destroy_inline(__VA_ARGS__)
+
+static inline nvJitLinkResult cubind_nvjitlink_add_data_inline(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
+{
+    nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name) = (nvJitLinkResult (*)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 2);
+    nvJitLinkResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nvjitlink_add_data)(handle, inputType, data, size, name);
+    cubind_status = cubind_fn(handle, inputType, data, size, name);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
+        return (nvJitLinkResult)cubind_status_error(CUBIND_LIB_NVJITLINK, 2, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nvjitlink_add_data(...) cubind_nvjitlink_add_data_inline(__VA_ARGS__)
+
+static inline nvJitLinkResult cubind_nvjitlink_add_file_inline(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
+{
+    nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName) = (nvJitLinkResult (*)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 3);
+    nvJitLinkResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nvjitlink_add_file)(handle, inputType, fileName);
+    cubind_status = cubind_fn(handle, inputType, fileName);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
+        return (nvJitLinkResult)cubind_status_error(CUBIND_LIB_NVJITLINK, 3, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nvjitlink_add_file(...) cubind_nvjitlink_add_file_inline(__VA_ARGS__)
+
+static inline nvJitLinkResult cubind_nvjitlink_complete_inline(nvJitLinkHandle handle)
+{
+    nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle) = (nvJitLinkResult (*)(nvJitLinkHandle handle))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 4);
+    nvJitLinkResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nvjitlink_complete)(handle);
+    cubind_status = cubind_fn(handle);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
+        return (nvJitLinkResult)cubind_status_error(CUBIND_LIB_NVJITLINK, 4, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nvjitlink_complete(...) cubind_nvjitlink_complete_inline(__VA_ARGS__)
+
+static inline nvJitLinkResult cubind_nvjitlink_get_linked_cubin_size_inline(nvJitLinkHandle handle, size_t *size)
+{
+    nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, size_t *size) = (nvJitLinkResult (*)(nvJitLinkHandle handle, size_t *size))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 5);
+    nvJitLinkResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nvjitlink_get_linked_cubin_size)(handle, size);
+    cubind_status = cubind_fn(handle, size);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
+        return (nvJitLinkResult)cubind_status_error(CUBIND_LIB_NVJITLINK, 5, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nvjitlink_get_linked_cubin_size(...) cubind_nvjitlink_get_linked_cubin_size_inline(__VA_ARGS__)
+
+static inline nvJitLinkResult cubind_nvjitlink_get_linked_cubin_inline(nvJitLinkHandle handle, void *cubin)
+{
+    nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, void *cubin) = (nvJitLinkResult (*)(nvJitLinkHandle handle, void *cubin))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 6);
+    nvJitLinkResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nvjitlink_get_linked_cubin)(handle, cubin);
+    cubind_status = cubind_fn(handle, cubin);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
+        return (nvJitLinkResult)cubind_status_error(CUBIND_LIB_NVJITLINK, 6, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nvjitlink_get_linked_cubin(...) cubind_nvjitlink_get_linked_cubin_inline(__VA_ARGS__)
+
+static inline nvJitLinkResult cubind_nvjitlink_get_linked_ptx_size_inline(nvJitLinkHandle handle, size_t *size)
+{
+    nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, size_t *size) = (nvJitLinkResult (*)(nvJitLinkHandle handle, size_t *size))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 7);
+    nvJitLinkResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nvjitlink_get_linked_ptx_size)(handle, size);
+    cubind_status = cubind_fn(handle, size);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
+        return (nvJitLinkResult)cubind_status_error(CUBIND_LIB_NVJITLINK, 7, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nvjitlink_get_linked_ptx_size(...) cubind_nvjitlink_get_linked_ptx_size_inline(__VA_ARGS__)
+
+static inline nvJitLinkResult cubind_nvjitlink_get_linked_ptx_inline(nvJitLinkHandle handle, char *ptx)
+{
+    nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, char *ptx) = (nvJitLinkResult (*)(nvJitLinkHandle handle, char *ptx))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 8);
+    nvJitLinkResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nvjitlink_get_linked_ptx)(handle, ptx);
+    cubind_status = cubind_fn(handle, ptx);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
+        return (nvJitLinkResult)cubind_status_error(CUBIND_LIB_NVJITLINK, 8, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nvjitlink_get_linked_ptx(...) cubind_nvjitlink_get_linked_ptx_inline(__VA_ARGS__)
+
+static inline nvJitLinkResult cubind_nvjitlink_get_error_log_size_inline(nvJitLinkHandle handle, size_t *size)
+{
+    nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, size_t *size) = (nvJitLinkResult (*)(nvJitLinkHandle handle, size_t *size))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 9);
+    nvJitLinkResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nvjitlink_get_error_log_size)(handle, size);
+    cubind_status = cubind_fn(handle, size);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
+        return (nvJitLinkResult)cubind_status_error(CUBIND_LIB_NVJITLINK, 9, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nvjitlink_get_error_log_size(...) cubind_nvjitlink_get_error_log_size_inline(__VA_ARGS__)
+
+static inline nvJitLinkResult cubind_nvjitlink_get_error_log_inline(nvJitLinkHandle handle, char *log)
+{
+    nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, char *log) = (nvJitLinkResult (*)(nvJitLinkHandle handle, char *log))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 10);
+    nvJitLinkResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nvjitlink_get_error_log)(handle, log);
+    cubind_status = cubind_fn(handle, log);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
+        return (nvJitLinkResult)cubind_status_error(CUBIND_LIB_NVJITLINK, 10, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nvjitlink_get_error_log(...) cubind_nvjitlink_get_error_log_inline(__VA_ARGS__)
+
+static inline nvJitLinkResult cubind_nvjitlink_get_info_log_size_inline(nvJitLinkHandle handle, size_t *size)
+{
+    nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, size_t *size) = (nvJitLinkResult (*)(nvJitLinkHandle handle, size_t *size))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 11);
+    nvJitLinkResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nvjitlink_get_info_log_size)(handle, size);
+    cubind_status = cubind_fn(handle, size);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
+        return (nvJitLinkResult)cubind_status_error(CUBIND_LIB_NVJITLINK, 11, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nvjitlink_get_info_log_size(...) cubind_nvjitlink_get_info_log_size_inline(__VA_ARGS__)
+
+static inline nvJitLinkResult cubind_nvjitlink_get_info_log_inline(nvJitLinkHandle handle, char *log)
+{
+    nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, char *log) = (nvJitLinkResult (*)(nvJitLinkHandle handle, char *log))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 12);
+    nvJitLinkResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nvjitlink_get_info_log)(handle, log);
+    cubind_status = cubind_fn(handle, log);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
+        return (nvJitLinkResult)cubind_status_error(CUBIND_LIB_NVJITLINK, 12, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nvjitlink_get_info_log(...) cubind_nvjitlink_get_info_log_inline(__VA_ARGS__)
+
+static inline nvJitLinkResult cubind_nvjitlink_version_inline(unsigned int *major, unsigned int *minor)
+{
+    nvJitLinkResult (*cubind_fn)(unsigned int *major, unsigned int *minor) = (nvJitLinkResult (*)(unsigned int *major, unsigned int *minor))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 13);
+    nvJitLinkResult cubind_status;
+    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+        return (cubind_nvjitlink_version)(major, minor);
+    cubind_status = cubind_fn(major, minor);
+    if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
+        return (nvJitLinkResult)cubind_status_error(CUBIND_LIB_NVJITLINK, 13, (int)cubind_status);
+    return cubind_status;
+}
+#define cubind_nvjitlink_version(...) cubind_nvjitlink_version_inline(__VA_ARGS__)
+#endif /* CUBIND_INLINE */
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop

@@ -1,0 +1,58 @@
+/*
+ * cubind/inline.h - what the inline form of the wrappers needs; every module header includes it.
+ *
+ * Define CUBIND_INLINE before including cubind's headers (GCC or clang, C or C++) and each call
+ * `cubind_cublas_sgemm(...)` compiles, through a function-like macro, into the caller as the
+ * wrapper's hot path: one load of the function's slot (libcubind's cache of the resolved
+ * symbol), one test, the call, then the status test. Everything else goes to libcubind as
+ * before: the first call of a function, a function that cannot be called and every call while
+ * tracing go to the out-of-line wrapper (the cached symbol stays NULL while tracing), and a
+ * status other than success is recorded by cubind_status_error, as the wrapper records it. The
+ * result, the error record and the handler's call are the same in both forms.
+ *
+ * The out-of-line wrapper stays reachable by its own name: `(cubind_cublas_sgemm)(...)` or its
+ * address (the macro expands only when the name is followed by a parenthesis), and each inline
+ * function is also callable as `cubind_cublas_sgemm_inline(...)`.
+ *
+ * The inline form ties a program to the slot layout of the headers it was built with: each
+ * library's slots are exported under a name that ends in a digest of that layout
+ * (cubind_cublas_slots_<digest>), so a libcubind with another layout fails to load the program
+ * (undefined symbol) rather than calling a wrong function. Without CUBIND_INLINE a program
+ * depends on the wrappers' names only. FFIs bind the out-of-line wrappers.
+ */
+#ifndef CUBIND_INLINE_H
+#define CUBIND_INLINE_H
+
+#include "cubind/platform.h"
+#include "cubind/libraries.h"
+
+CUBIND_EXTERN_C_BEGIN
+
+/* A slot: the resolved address of a function of a CUDA library, NULL while not cached.
+ * libcubind writes it (atomically); the inline form only reads it, with acquire order. */
+typedef void (*cubind_slot)(void);
+
+/**
+ * cubind_status_error - record that the function with slot `index` of `library` returned the
+ * non-success `status`, exactly as its out-of-line wrapper does (cubind_last_error, the error
+ * handler), for the inline form (CUBIND_INLINE).
+ * @param library the library whose function failed
+ * @param index the function's index in that library's slots (the generated inline functions pass it)
+ * @param status the status it returned
+ * @return `status`, unchanged; when `library` or `index` names no function, nothing is recorded
+ *         but a CUBIND_ERROR_INVALID_ARGUMENT error.
+ */
+CUBIND_API int cubind_status_error(cubind_library library, unsigned index, int status);
+
+#if defined(CUBIND_INLINE)
+#if defined(__GNUC__) || defined(__clang__)
+#define CUBIND_SLOT_LOAD(slots, index) __atomic_load_n(&(slots)[index], __ATOMIC_ACQUIRE)
+#define CUBIND_INLINE_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#error "CUBIND_INLINE needs GCC or clang (their __atomic builtins); leave it undefined"
+#endif
+#endif
+
+CUBIND_EXTERN_C_END
+
+#endif /* CUBIND_INLINE_H */
