@@ -262,18 +262,20 @@ and no search at all. Each step of the search is a documented promise (README.md
 and together they call {cubind["bindings"] - bare["bindings"]} functions the bare program does not."""
 
 
-GPU_NOTE = """The cheap calls' overhead column is what row (b)'s nine instructions, at their floor, cost on
-the GPU machine's CPU: about one nanosecond a call. Against calls that take 6 to 30 ns
-(cublasGetPointerMode, cublasSetStream) that is several percent, and the mix, whose calls average
-80 to 170 ns in this session's runs (cudaStreamQuery's time varies most), comes out about 2%
-slower: over its 1% goal.
-With rounds of 10^6 calls (tens of milliseconds, the earlier setting) the mix's ratio moved from
-0.987 to 1.016 between runs of the same binaries; with the short rounds now used (bench/gpu/calls.c)
-six runs, with rounds of 3,000 to 10,000 calls, gave 1.020 to 1.028.
+GPU_NOTE = """The cheap calls: through the inline form (`CUBIND_INLINE`) the mix meets its goal. In this
+session's four runs of the same binaries (the one above and three more of `calls` alone) its
+ratio was 0.9990, 0.9926, 0.9987 and 1.0025; the call stays in the program, and what it adds
+(the slot's load, two tests) costs well under a nanosecond. Through the out-of-line wrappers,
+what an FFI calls, the same runs gave 1.0245, 1.0194, 1.0269 and 1.0145: over the goal. There the
+extra call into libcubind and row (b)'s nine instructions, at their floor, cost about one
+nanosecond a call alone, and in the mix, where the driver's cudaStreamQuery runs between them,
+two to three (a guess, not measured: each wrapper's code and slot fetched again each iteration). An experiment the
+same session (a throwaway build, not kept) linked the wrappers statically instead: the mix was
+1.009 to 1.016, between the two.
 
 The fused backward (`DRELU_BGRAD`) is cuBLASLt's own kernel and below its goals whichever
 algorithm runs: asked for 32 candidates instead of 8 (a build of bench/gpu/epilog.c with
-CANDIDATES = 32, once, this session), the heuristic still offers 8, and the fastest of them took
+CANDIDATES = 32, once, in an earlier session), the heuristic still offers 8, and the fastest of them took
 24.9 ms against 23.9 ms for the matmul followed by the two separate kernels."""
 
 

@@ -24,11 +24,12 @@ while read -r entry; do
     mock_env="$mock_env ${entry%%=*}=$test_dir/mock/${entry#*=}"
 done < "$test_dir/mock/environment.txt"
 
+# passthrough NAME: one build of the passthrough tests (passthrough, or passthrough-inline: CUBIND_INLINE)
 passthrough() {
     # shellcheck disable=SC2086 # one NAME=VALUE word per library
-    env $mock_env "$test_dir/passthrough" > "$test_dir/passthrough.log" 2>&1
+    env $mock_env "$test_dir/$1" > "$test_dir/$1.log" 2>&1
     status=$?
-    grep -E "^\[  PASSED  \]|^\[  FAILED  \]|^passthrough:" "$test_dir/passthrough.log"
+    grep -E "^\[  PASSED  \]|^\[  FAILED  \]|^passthrough:" "$test_dir/$1.log"
     return $status
 }
 
@@ -41,7 +42,8 @@ step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_
 step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_hardening"
 step env CUBIND_TEST_MOCK_DIR="$test_dir/mock" CUBIND_TEST_HALF_MOCK_DIR="$test_dir/mock-half" "$test_dir/test_trace"
 step env CUBIND_CUFFT_PATH=/nonexistent/libcufft.so.12 CUBIND_TEST_LIBRARY="$build/lib/libcubind.so.0" "$test_dir/test_unload"
-step passthrough
+step passthrough passthrough
+step passthrough passthrough-inline
 step "$test_dir/test_real"
 step "$test_dir/test_gpu"
 step "$test_dir/sgemm"
