@@ -1,7 +1,8 @@
 """Names the hand-written public API already uses, so no generated wrapper takes one.
 
-Read from include/cubind/cubind.h with libclang's tokenizer: every cubind_* identifier
-declared there (functions, types, enum constants), no preprocessing needed.
+Read from the hand-written public headers (include/cubind/cubind.h, and inline.h, which the
+generated module headers include) with libclang's tokenizer: every cubind_* identifier declared
+there (functions, types, enum constants, macros), no preprocessing needed.
 """
 
 from __future__ import annotations
@@ -11,9 +12,14 @@ from pathlib import Path
 import clang.cindex as ci
 
 PUBLIC_HEADER = Path(__file__).resolve().parent.parent / "include" / "cubind" / "cubind.h"
+INLINE_HEADER = PUBLIC_HEADER.with_name("inline.h")
 
 
-def hand_written_names(header: Path = PUBLIC_HEADER) -> set[str]:
+def hand_written_names(headers: tuple[Path, ...] = (PUBLIC_HEADER, INLINE_HEADER)) -> set[str]:
+    return {name for header in headers for name in _names(header)}
+
+
+def _names(header: Path) -> set[str]:
     index = ci.Index.create()
     tu = index.parse(str(header), args=["-x", "c", "-std=c11"], options=ci.TranslationUnit.PARSE_INCOMPLETE)
     file = tu.get_file(str(header))

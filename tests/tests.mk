@@ -28,6 +28,7 @@ ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BU
 
 # Unit tests of the loader on mocks, and of the real CUDA libraries.
 C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_real $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_trace \
+           $(TEST_BUILD)/test_trace-inline \
            $(TEST_BUILD)/test_unload
 # Each library's facts and two calls, generated from the configuration (tests/library_cases.h).
 LIBRARY_CASES := $(TEST_BUILD)/obj/generated/tests/library_cases.o
@@ -127,10 +128,13 @@ $(TEST_BUILD)/test_libraries: $(TEST_BUILD)/obj/tests/test_libraries.o $(TEST_BU
 $(TEST_BUILD)/test_unload: $(TEST_BUILD)/obj/tests/test_unload.o $(LIBRARY_SO) $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(filter %.o,$^) -Wl,-rpath,'$$ORIGIN/lib' $(LDFLAGS_SAN) -lcmocka -ldl
 
-# Call tracing (CUBIND_TRACE) on the mocks (tests/test_trace.c).
-$(TEST_BUILD)/test_trace: $(TEST_BUILD)/obj/tests/test_trace.o $(TEST_BUILD)/obj/tests/scenario.o \
-                          $(TEST_BUILD)/obj/tests/loader_support.o $(LIBRARY_CASES) $(LIBRARY_SO) $(RECORDER) \
-                          $(LINK_FLAGS_FILES)
+# Call tracing (CUBIND_TRACE) on the mocks (tests/test_trace.c); test_trace-inline: the same with its
+# calls through the inline form (CUBIND_INLINE), whose calls must be traced as well.
+TRACE_SUPPORT := $(TEST_BUILD)/obj/tests/scenario.o $(TEST_BUILD)/obj/tests/loader_support.o $(LIBRARY_CASES) \
+                 $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
+$(TEST_BUILD)/test_trace: $(TEST_BUILD)/obj/tests/test_trace.o $(TRACE_SUPPORT)
+	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
+$(TEST_BUILD)/test_trace-inline: $(TEST_BUILD)/obj-inline/tests/test_trace.o $(TRACE_SUPPORT)
 	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
 
 # The README's example, built like every example (examples/examples.mk): cubind's headers and -lcubind only.
@@ -204,8 +208,9 @@ test-unload: $(TEST_BUILD)/test_unload
 	CUBIND_CUFFT_PATH=/nonexistent/libcufft.so.12 CUBIND_TEST_LIBRARY=$(abspath $(LIBRARY_SONAME)) \
 	    $(TEST_BUILD)/test_unload
 
-test-trace: $(TEST_BUILD)/test_trace $(MOCKS)
+test-trace: $(TEST_BUILD)/test_trace $(TEST_BUILD)/test_trace-inline $(MOCKS)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) $(TEST_BUILD)/test_trace
+	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) $(TEST_BUILD)/test_trace-inline
 
 # NVIDIA's libraries keep a few allocations of a failed handle creation (no GPU): LeakSanitizer
 # is told to ignore leaks allocated inside them, never ours.

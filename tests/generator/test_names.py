@@ -180,6 +180,7 @@ def test_hand_written_api_names_are_read_from_the_header() -> None:
 
     names = hand_written_names()
     assert {"cubind_load", "cubind_library_info", "cubind_last_error", "cubind_set_library_path"} <= names
+    assert {"cubind_status_error", "cubind_slot"} <= names  # cubind/inline.h
 
 
 def test_generated_names_are_safe() -> None:
