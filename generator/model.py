@@ -33,9 +33,7 @@ class ModuleModel:
     type_includes: list[str]      # other cubind *_types.h headers this module's types need
     standard_headers: list[str]
     helpers: list[dict] = field(default_factory=list)  # NVIDIA's inline helpers and C++ overloads, on cubind
-    # the inline form: its library's exported slots (LibraryModel.slots_symbol) and each function's slot
-    slots_symbol: str = ""
-    slot_of: dict[str, int] = field(default_factory=dict)  # cubind name -> index in the library's slots
+    owner: LibraryModel | None = None  # the library its functions are in (their slots: the inline form)
 
 
 @dataclass
@@ -52,6 +50,7 @@ class LibraryModel:
     trace_enums: list[dict] = field(default_factory=list)
     trace_enum_of: dict[str, str] = field(default_factory=dict)  # type spelling -> lookup function
     slots_symbol: str = ""        # the inline form's exported pointer to the slots (slots_symbol())
+    slot_of: dict[str, int] = field(default_factory=dict)  # cubind name -> its index in the slots
 
 
 def slots_symbol(library_name: str, functions: list[dict]) -> str:
@@ -168,13 +167,12 @@ def build(config: Config, irs: list[dict]) -> Model:
                 trace_enums,
                 trace_enum_of,
                 slots_symbol(library.name, functions),
+                {f["cubind_name"]: i for i, f in enumerate(functions)},
             )
         )
     by_library = {lib.library.name: lib for lib in libraries}
     for m in modules:
-        owner = by_library[m.module.library]
-        m.slots_symbol = owner.slots_symbol
-        m.slot_of = {f["cubind_name"]: i for i, f in enumerate(owner.functions) if f["module"] == m.module.name}
+        m.owner = by_library[m.module.library]
     return Model(config, irs, cuda_versions.pop(), shared_groups, modules, libraries)
 
 

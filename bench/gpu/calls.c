@@ -33,8 +33,6 @@
 #include "bench_gpu.h"
 #include "calls.h"
 
-#define NOINLINE __attribute__((noinline))
-
 enum { MAX_ROUNDS = 101 };
 
 long calls = 3334L; /* iterations of each loop */
@@ -42,15 +40,6 @@ cublasHandle_t handle;
 cudaStream_t stream;
 cublasPointerMode_t mode;
 
-/* One loop of `calls` calls; returns the statuses or'ed together (0: every call succeeded). */
-#define LOOP(name, call)                                                                                     \
-    NOINLINE static int name(void)                                                                           \
-    {                                                                                                        \
-        int bad = 0;                                                                                         \
-        for (long i = 0; i < calls; ++i)                                                                     \
-            bad |= (int)(call);                                                                              \
-        return bad;                                                                                          \
-    }
 LOOP(set_stream_cubind, cubind_cublas_set_stream(handle, stream))
 LOOP(set_stream_direct, cublasSetStream(handle, stream))
 LOOP(pointer_mode_cubind, cubind_cublas_get_pointer_mode(handle, &mode))

@@ -7,16 +7,6 @@
 #include "calls.h"
 #include "cubind/cubind.h"
 
-#define NOINLINE __attribute__((noinline))
-
-#define LOOP(name, call)                                                                                     \
-    NOINLINE int name(void)                                                                                  \
-    {                                                                                                        \
-        int bad = 0;                                                                                         \
-        for (long i = 0; i < calls; ++i)                                                                     \
-            bad |= (int)(call);                                                                              \
-        return bad;                                                                                          \
-    }
 LOOP(set_stream_inline, cubind_cublas_set_stream(handle, stream))
 LOOP(pointer_mode_inline, cubind_cublas_get_pointer_mode(handle, &mode))
 LOOP(stream_query_inline, cubind_runtime_stream_query(stream))
